@@ -1,0 +1,174 @@
+/* redscan: parallel reductions and prefix scans with one backend-neutral C API.
+ *
+ * Every entry point returns a redscan_status; redscan_last_error(ctx) gives the detail.
+ * A context is used by one thread at a time; separate contexts may be used from separate threads.
+ * Semantics (identities, NaN policy, order of combination) are documented in docs/SEMANTICS.md
+ * and docs/ALGORITHMS.md. */
+#ifndef REDSCAN_H
+#define REDSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define REDSCAN_VERSION_MAJOR 0
+#define REDSCAN_VERSION_MINOR 1
+#define REDSCAN_VERSION_PATCH 0
+#define REDSCAN_VERSION_STRING "0.1.0"
+
+/* Largest k accepted by the top-k functions. */
+#define REDSCAN_TOPK_MAX 256
+
+typedef struct redscan_ctx redscan_ctx;
+typedef struct redscan_buffer redscan_buffer;
+
+typedef enum {
+    REDSCAN_OK = 0,
+    REDSCAN_ERR_INVALID_ARGUMENT,
+    REDSCAN_ERR_UNSUPPORTED,
+    REDSCAN_ERR_BACKEND_UNAVAILABLE,
+    REDSCAN_ERR_OUT_OF_MEMORY,
+    REDSCAN_ERR_KERNEL_BUILD,
+    REDSCAN_ERR_DEVICE
+} redscan_status;
+
+typedef enum { REDSCAN_BACKEND_AUTO = 0, REDSCAN_BACKEND_CUDA, REDSCAN_BACKEND_OPENCL } redscan_backend;
+
+/* 0 means "none / same as input" where a dtype is optional (out_dtype). */
+typedef enum {
+    REDSCAN_INT32 = 1,
+    REDSCAN_UINT32,
+    REDSCAN_INT64,
+    REDSCAN_UINT64,
+    REDSCAN_FLOAT32,
+    REDSCAN_FLOAT64
+} redscan_dtype;
+
+typedef enum { REDSCAN_SUM = 0, REDSCAN_PROD, REDSCAN_MIN, REDSCAN_MAX } redscan_op;
+
+/* ---- context ---- */
+redscan_status redscan_create(redscan_ctx **ctx, redscan_backend backend); /* AUTO reads REDSCAN_BACKEND */
+void redscan_destroy(redscan_ctx *ctx);
+const char *redscan_backend_name(const redscan_ctx *ctx); /* "cuda" or "opencl" */
+const char *redscan_device_name(const redscan_ctx *ctx);
+/* Detail of the last failure on this context ("" when none). Safe with ctx == NULL: then it
+ * describes the last redscan_create failure of the calling thread. */
+const char *redscan_last_error(const redscan_ctx *ctx);
+const char *redscan_status_string(redscan_status status);
+/* Size in bytes of one element of dtype, 0 for an unknown dtype. */
+size_t redscan_dtype_size(redscan_dtype dtype);
+const char *redscan_dtype_name(redscan_dtype dtype);
+const char *redscan_op_name(redscan_op op);
+
+/* Whether a backend was compiled in and can be used here; when not, *reason (if non-NULL) is set to
+ * a static description. Creates no context. */
+int redscan_backend_compiled(redscan_backend backend);
+redscan_status redscan_backend_probe(redscan_backend backend, const char **reason);
+
+/* ---- device buffers ---- */
+redscan_status redscan_buffer_create(redscan_ctx *ctx, size_t bytes, redscan_buffer **buf);
+redscan_status redscan_buffer_write(redscan_ctx *ctx, redscan_buffer *buf, size_t offset, const void *src,
+                                    size_t bytes);
+redscan_status redscan_buffer_read(redscan_ctx *ctx, const redscan_buffer *buf, size_t offset, void *dst,
+                                   size_t bytes);
+void redscan_buffer_destroy(redscan_ctx *ctx, redscan_buffer *buf);
+size_t redscan_buffer_size(const redscan_buffer *buf);
+
+/* ---- reductions ---- */
+typedef enum {
+    REDSCAN_REDUCE_AUTO = 0,
+    REDSCAN_REDUCE_TREE,        /* local-memory tree, sequential addressing (seed 004) */
+    REDSCAN_REDUCE_INTERLEAVED, /* neighbour-pairing tree (seed 000) */
+    REDSCAN_REDUCE_COARSENED    /* thread coarsening over a fixed tile, then the tree (seed 002) */
+} redscan_reduce_algo;
+
+typedef struct {
+    redscan_op op;
+    redscan_dtype dtype;
+    redscan_dtype out_dtype; /* 0 = same as dtype, or a widening: INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64 */
+    redscan_reduce_algo algo;
+    unsigned flags; /* reserved, must be 0 */
+} redscan_reduce_desc;
+
+/* result: host pointer to one element of out_dtype (dtype when out_dtype is 0). */
+redscan_status redscan_reduce(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, const redscan_buffer *in,
+                              size_t n, void *result);
+redscan_status redscan_reduce_ex(redscan_ctx *ctx, const redscan_reduce_desc *desc, const redscan_buffer *in,
+                                 size_t n, void *result);
+redscan_status redscan_reduce_host(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, const void *in, size_t n,
+                                   void *result);
+redscan_status redscan_reduce_host_ex(redscan_ctx *ctx, const redscan_reduce_desc *desc, const void *in, size_t n,
+                                      void *result);
+
+/* Mean with 64-bit integer (wrap-around) or float64 accumulation. n = 0 is INVALID_ARGUMENT. */
+redscan_status redscan_mean(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n, double *mean);
+redscan_status redscan_mean_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, double *mean);
+
+/* Index of the smallest / largest element; ties go to the lowest index; the first NaN wins.
+ * value (may be NULL) receives the element. n = 0 is INVALID_ARGUMENT. */
+redscan_status redscan_argmin(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n,
+                              uint64_t *index, void *value);
+redscan_status redscan_argmax(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n,
+                              uint64_t *index, void *value);
+redscan_status redscan_argmin_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, uint64_t *index,
+                                   void *value);
+redscan_status redscan_argmax_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, uint64_t *index,
+                                   void *value);
+
+/* The k largest (largest != 0) or smallest elements, 1 <= k <= min(n, REDSCAN_TOPK_MAX), best first;
+ * NaN ranks before every number, ties go to the lowest index. indices may be NULL. */
+redscan_status redscan_topk(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n, size_t k,
+                            int largest, void *values, uint64_t *indices);
+redscan_status redscan_topk_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, size_t k,
+                                 int largest, void *values, uint64_t *indices);
+
+/* ---- scans ---- */
+typedef enum {
+    REDSCAN_BLOCK_AUTO = 0,
+    REDSCAN_BLOCK_KOGGE_STONE,
+    REDSCAN_BLOCK_KOGGE_STONE_DB,
+    REDSCAN_BLOCK_BRENT_KUNG,
+    REDSCAN_BLOCK_COARSENED
+} redscan_block_scan;
+
+typedef enum {
+    REDSCAN_GRID_AUTO = 0,
+    REDSCAN_GRID_HIERARCHICAL,
+    REDSCAN_GRID_REDUCE_THEN_SCAN,
+    REDSCAN_GRID_SINGLE_PASS
+} redscan_grid_scan;
+
+typedef struct {
+    redscan_op op;
+    redscan_dtype dtype;
+    redscan_dtype out_dtype; /* 0 = same as dtype, or a widening as for reductions */
+    int exclusive;           /* 0 or 1 */
+    const void *init;        /* NULL = identity; else one element of the output type */
+    redscan_block_scan block;
+    redscan_grid_scan grid;
+    unsigned flags; /* reserved, must be 0 */
+} redscan_scan_desc;
+
+/* in == out is allowed (in-place) when the input and output types are the same. */
+redscan_status redscan_scan(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, int exclusive,
+                            const redscan_buffer *in, redscan_buffer *out, size_t n);
+redscan_status redscan_scan_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, const redscan_buffer *in,
+                               redscan_buffer *out, size_t n);
+redscan_status redscan_scan_host(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, int exclusive, const void *in,
+                                 void *out, size_t n);
+redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, const void *in, void *out,
+                                    size_t n);
+
+/* Algorithm names as accepted by REDSCAN_REDUCE_ALGO / REDSCAN_SCAN_BLOCK / REDSCAN_SCAN_GRID. */
+const char *redscan_reduce_algo_name(redscan_reduce_algo algo);
+const char *redscan_block_scan_name(redscan_block_scan block);
+const char *redscan_grid_scan_name(redscan_grid_scan grid);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REDSCAN_H */

@@ -1,0 +1,112 @@
+/* Internal contract between the backend-neutral core (api/src) and a backend (backend_opencl,
+ * backend_cuda). The core validates every argument before a backend function runs, so a backend may
+ * assume: valid enum values, out_dtype resolved (never 0), n > 0, ranges inside the buffers, non-NULL
+ * pointers where the public API requires them, 1 <= k <= min(n, REDSCAN_TOPK_MAX).
+ * A backend reports failures with rs_set_error(ctx, status, fmt, ...) and returns that status. */
+#ifndef REDSCAN_BACKEND_H
+#define REDSCAN_BACKEND_H
+
+#include "redscan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest scalar any dtype needs; used for identities, init values and results. */
+typedef union {
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+    unsigned char bytes[8];
+} rs_scalar;
+
+/* A scan request as the backend sees it: AUTO algorithms are still possible (the backend picks by
+ * device kind), env overrides already applied; init always holds a value of out_dtype (the identity
+ * when the caller passed NULL). */
+typedef struct {
+    redscan_op op;
+    redscan_dtype dtype;
+    redscan_dtype out_dtype;
+    int exclusive;
+    rs_scalar init;
+    redscan_block_scan block;
+    redscan_grid_scan grid;
+} rs_scan_req;
+
+typedef struct {
+    redscan_op op;
+    redscan_dtype dtype;
+    redscan_dtype out_dtype;
+    redscan_reduce_algo algo;
+} rs_reduce_req;
+
+typedef struct rs_backend_ops {
+    const char *name; /* "opencl" or "cuda" */
+    /* Fill ctx->impl and ctx->device_name; on failure set the error and leave ctx->impl NULL. */
+    redscan_status (*init)(redscan_ctx *ctx);
+    void (*shutdown)(redscan_ctx *ctx);
+    /* Whether the backend can run here at all, without a context (for redscan_backend_probe/info). */
+    redscan_status (*probe)(const char **reason);
+
+    redscan_status (*buffer_create)(redscan_ctx *ctx, size_t bytes, void **handle);
+    void (*buffer_destroy)(redscan_ctx *ctx, void *handle);
+    redscan_status (*buffer_write)(redscan_ctx *ctx, void *handle, size_t offset, const void *src, size_t bytes);
+    redscan_status (*buffer_read)(redscan_ctx *ctx, void *handle, size_t offset, void *dst, size_t bytes);
+
+    /* result: one element of req->out_dtype. */
+    redscan_status (*reduce)(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, rs_scalar *result);
+    /* in may equal out (only when dtype == out_dtype). */
+    redscan_status (*scan)(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+    /* want_max: 0 argmin, 1 argmax. value: one element of dtype. */
+    redscan_status (*argext)(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n,
+                             uint64_t *index, rs_scalar *value);
+    /* values: k elements of dtype, indices: k entries (never NULL here; the core supplies scratch). */
+    redscan_status (*topk)(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
+                           void *values, uint64_t *indices);
+} rs_backend_ops;
+
+#define RS_ERROR_MAX 8192
+
+struct redscan_ctx {
+    const rs_backend_ops *ops;
+    void *impl;              /* backend state */
+    char device_name[256];   /* filled by the backend's init */
+    char last_error[RS_ERROR_MAX];
+    /* algorithm overrides from the environment (AUTO when unset) */
+    redscan_reduce_algo env_reduce;
+    redscan_block_scan env_block;
+    redscan_grid_scan env_grid;
+};
+
+struct redscan_buffer {
+    void *handle; /* cl_mem or device pointer */
+    size_t bytes;
+};
+
+/* Record an error on ctx (ctx may be NULL: then the thread's create-error slot) and return status. */
+redscan_status rs_set_error(redscan_ctx *ctx, redscan_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void rs_clear_error(redscan_ctx *ctx);
+
+/* Identity of op for dtype (sum: 0, -0.0 for floats; prod: 1; min: largest value / +inf;
+ * max: smallest value / -inf). */
+rs_scalar rs_identity(redscan_op op, redscan_dtype dtype);
+/* The widening accepted for dtype (INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64), 0 if none. */
+redscan_dtype rs_widening_of(redscan_dtype dtype);
+
+/* Backend tables; a backend compiled out still provides a table whose probe/init report
+ * REDSCAN_ERR_BACKEND_UNAVAILABLE with the reason. */
+extern const rs_backend_ops rs_opencl_backend;
+extern const rs_backend_ops rs_cuda_backend;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REDSCAN_BACKEND_H */

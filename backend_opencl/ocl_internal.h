@@ -1,0 +1,73 @@
+/* Internal interface of the OpenCL backend, shared by its files:
+ *   ocl_device.c   platform/device choice (REDSCAN_OPENCL_DEVICE), context, queue, device queries
+ *   ocl_program.c  program source assembly from the embedded kernels, build with -D options, per-context cache
+ *   ocl_memory.c   buffers and transfers, scratch buffers
+ *   ocl_reduce.c   reductions, argmin/argmax, top-k launches
+ *   ocl_scan.c     scan launches (block x grid algorithms)
+ *   ocl_backend.c  the rs_backend_ops table
+ */
+#ifndef REDSCAN_OCL_INTERNAL_H
+#define REDSCAN_OCL_INTERNAL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include "backend.h"
+
+/* Fixed by docs/ALGORITHMS.md; identical in kernels_cu. */
+#define RS_GROUP 256
+
+/* One built program: all kernels of one (input dtype, output dtype, op). */
+typedef struct rs_ocl_program {
+    redscan_dtype dtype;
+    redscan_dtype out_dtype;
+    redscan_op op;
+    cl_program program;
+    struct rs_ocl_program *next;
+} rs_ocl_program;
+
+typedef struct {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+    cl_device_type device_type;
+    int has_fp64;
+    size_t max_group;       /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    cl_ulong local_mem;     /* CL_DEVICE_LOCAL_MEM_SIZE */
+    cl_uint compute_units;  /* used only to size grids, never to change results */
+    cl_ulong max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    rs_ocl_program *programs; /* cache: built once per context */
+    cl_mem scratch;         /* grow-only scratch, released at shutdown */
+    size_t scratch_bytes;
+} rs_ocl;
+
+static inline rs_ocl *rs_ocl_of(redscan_ctx *ctx) { return (rs_ocl *)ctx->impl; }
+
+/* Map a cl error code to a status and record "what: CL_ERROR_NAME (code)". */
+redscan_status rs_ocl_fail(redscan_ctx *ctx, cl_int err, const char *what);
+const char *rs_ocl_error_name(cl_int err);
+
+/* ocl_device.c */
+redscan_status rs_ocl_open(redscan_ctx *ctx, rs_ocl *o);   /* honours REDSCAN_OPENCL_DEVICE */
+void rs_ocl_close(rs_ocl *o);
+
+/* ocl_program.c: the program for (dtype, out_dtype, op), built on first use and cached in o->programs.
+ * FLOAT64 on a device without fp64 -> REDSCAN_ERR_UNSUPPORTED; build failure -> REDSCAN_ERR_KERNEL_BUILD with
+ * the build log in last_error. */
+redscan_status rs_ocl_program_get(redscan_ctx *ctx, redscan_dtype dtype, redscan_dtype out_dtype, redscan_op op,
+                                  cl_program *program);
+/* Create a kernel by name from a cached program (caller releases it). */
+redscan_status rs_ocl_kernel(redscan_ctx *ctx, cl_program program, const char *name, cl_kernel *kernel);
+/* Enqueue a 1-D launch of groups x RS_GROUP work-items. */
+redscan_status rs_ocl_launch(redscan_ctx *ctx, cl_kernel kernel, size_t groups, const char *what);
+/* Groups to launch for `tiles` tiles: at most tiles, capped to keep the grid modest. Never affects results. */
+size_t rs_ocl_groups_for(const rs_ocl *o, uint64_t tiles);
+
+/* ocl_memory.c: scratch of at least `bytes`, reused across calls (grow-only). */
+redscan_status rs_ocl_scratch(redscan_ctx *ctx, size_t bytes, cl_mem *mem);
+redscan_status rs_ocl_temp(redscan_ctx *ctx, size_t bytes, cl_mem *mem); /* caller releases */
+
+#endif /* REDSCAN_OCL_INTERNAL_H */
