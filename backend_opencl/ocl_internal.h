@@ -70,4 +70,12 @@ size_t rs_ocl_groups_for(const rs_ocl *o, uint64_t tiles);
 redscan_status rs_ocl_scratch(redscan_ctx *ctx, size_t bytes, cl_mem *mem);
 redscan_status rs_ocl_temp(redscan_ctx *ctx, size_t bytes, cl_mem *mem); /* caller releases */
 
+/* Entry points placed in the rs_backend_ops table (signatures as in api/src/backend.h). */
+redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, rs_scalar *result);
+redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n,
+                             uint64_t *index, rs_scalar *value);
+redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
+                           void *values, uint64_t *indices);
+redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+
 #endif /* REDSCAN_OCL_INTERNAL_H */
