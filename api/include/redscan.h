@@ -14,6 +14,13 @@
 extern "C" {
 #endif
 
+/* Exported symbols; everything else in the shared library stays hidden. */
+#if defined(__GNUC__)
+#define REDSCAN_API __attribute__((visibility("default")))
+#else
+#define REDSCAN_API
+#endif
+
 #define REDSCAN_VERSION_MAJOR 0
 #define REDSCAN_VERSION_MINOR 1
 #define REDSCAN_VERSION_PATCH 0
@@ -50,32 +57,39 @@ typedef enum {
 typedef enum { REDSCAN_SUM = 0, REDSCAN_PROD, REDSCAN_MIN, REDSCAN_MAX } redscan_op;
 
 /* ---- context ---- */
-redscan_status redscan_create(redscan_ctx **ctx, redscan_backend backend); /* AUTO reads REDSCAN_BACKEND */
-void redscan_destroy(redscan_ctx *ctx);
-const char *redscan_backend_name(const redscan_ctx *ctx); /* "cuda" or "opencl" */
-const char *redscan_device_name(const redscan_ctx *ctx);
+REDSCAN_API redscan_status redscan_create(redscan_ctx **ctx, redscan_backend backend); /* AUTO reads REDSCAN_BACKEND */
+REDSCAN_API void redscan_destroy(redscan_ctx *ctx);
+REDSCAN_API const char *redscan_backend_name(const redscan_ctx *ctx); /* "cuda" or "opencl" */
+REDSCAN_API const char *redscan_device_name(const redscan_ctx *ctx);
 /* Detail of the last failure on this context ("" when none). Safe with ctx == NULL: then it
  * describes the last redscan_create failure of the calling thread. */
-const char *redscan_last_error(const redscan_ctx *ctx);
-const char *redscan_status_string(redscan_status status);
+REDSCAN_API const char *redscan_last_error(const redscan_ctx *ctx);
+REDSCAN_API const char *redscan_status_string(redscan_status status);
 /* Size in bytes of one element of dtype, 0 for an unknown dtype. */
-size_t redscan_dtype_size(redscan_dtype dtype);
-const char *redscan_dtype_name(redscan_dtype dtype);
-const char *redscan_op_name(redscan_op op);
+REDSCAN_API size_t redscan_dtype_size(redscan_dtype dtype);
+REDSCAN_API const char *redscan_dtype_name(redscan_dtype dtype);
+REDSCAN_API const char *redscan_op_name(redscan_op op);
 
 /* Whether a backend was compiled in and can be used here; when not, *reason (if non-NULL) is set to
  * a static description. Creates no context. */
-int redscan_backend_compiled(redscan_backend backend);
-redscan_status redscan_backend_probe(redscan_backend backend, const char **reason);
+REDSCAN_API int redscan_backend_compiled(redscan_backend backend);
+REDSCAN_API redscan_status redscan_backend_probe(redscan_backend backend, const char **reason);
 
 /* ---- device buffers ---- */
-redscan_status redscan_buffer_create(redscan_ctx *ctx, size_t bytes, redscan_buffer **buf);
-redscan_status redscan_buffer_write(redscan_ctx *ctx, redscan_buffer *buf, size_t offset, const void *src,
+REDSCAN_API redscan_status redscan_buffer_create(redscan_ctx *ctx, size_t bytes, redscan_buffer **buf);
+REDSCAN_API redscan_status redscan_buffer_write(redscan_ctx *ctx, redscan_buffer *buf, size_t offset, const void *src,
                                     size_t bytes);
-redscan_status redscan_buffer_read(redscan_ctx *ctx, const redscan_buffer *buf, size_t offset, void *dst,
+REDSCAN_API redscan_status redscan_buffer_read(redscan_ctx *ctx, const redscan_buffer *buf, size_t offset, void *dst,
                                    size_t bytes);
-void redscan_buffer_destroy(redscan_ctx *ctx, redscan_buffer *buf);
-size_t redscan_buffer_size(const redscan_buffer *buf);
+REDSCAN_API void redscan_buffer_destroy(redscan_ctx *ctx, redscan_buffer *buf);
+REDSCAN_API size_t redscan_buffer_size(const redscan_buffer *buf);
+/* Wrap device memory the caller already owns, without copying: a CUDA device pointer (CUDA backend) or a
+ * cl_mem of the context's OpenCL context (OpenCL backend; pass the cl_mem as void *). The memory must hold at
+ * least `bytes`; redscan_buffer_destroy releases only the wrapper. Wrong backend -> REDSCAN_ERR_INVALID_ARGUMENT. */
+REDSCAN_API redscan_status redscan_buffer_wrap_cuda(redscan_ctx *ctx, void *device_ptr, size_t bytes,
+                                                    redscan_buffer **buf);
+REDSCAN_API redscan_status redscan_buffer_wrap_opencl(redscan_ctx *ctx, void *cl_mem_object, size_t bytes,
+                                                      redscan_buffer **buf);
 
 /* ---- reductions ---- */
 typedef enum {
@@ -94,35 +108,35 @@ typedef struct {
 } redscan_reduce_desc;
 
 /* result: host pointer to one element of out_dtype (dtype when out_dtype is 0). */
-redscan_status redscan_reduce(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, const redscan_buffer *in,
+REDSCAN_API redscan_status redscan_reduce(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, const redscan_buffer *in,
                               size_t n, void *result);
-redscan_status redscan_reduce_ex(redscan_ctx *ctx, const redscan_reduce_desc *desc, const redscan_buffer *in,
+REDSCAN_API redscan_status redscan_reduce_ex(redscan_ctx *ctx, const redscan_reduce_desc *desc, const redscan_buffer *in,
                                  size_t n, void *result);
-redscan_status redscan_reduce_host(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, const void *in, size_t n,
+REDSCAN_API redscan_status redscan_reduce_host(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, const void *in, size_t n,
                                    void *result);
-redscan_status redscan_reduce_host_ex(redscan_ctx *ctx, const redscan_reduce_desc *desc, const void *in, size_t n,
+REDSCAN_API redscan_status redscan_reduce_host_ex(redscan_ctx *ctx, const redscan_reduce_desc *desc, const void *in, size_t n,
                                       void *result);
 
 /* Mean with 64-bit integer (wrap-around) or float64 accumulation. n = 0 is INVALID_ARGUMENT. */
-redscan_status redscan_mean(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n, double *mean);
-redscan_status redscan_mean_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, double *mean);
+REDSCAN_API redscan_status redscan_mean(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n, double *mean);
+REDSCAN_API redscan_status redscan_mean_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, double *mean);
 
 /* Index of the smallest / largest element; ties go to the lowest index; the first NaN wins.
  * value (may be NULL) receives the element. n = 0 is INVALID_ARGUMENT. */
-redscan_status redscan_argmin(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n,
+REDSCAN_API redscan_status redscan_argmin(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n,
                               uint64_t *index, void *value);
-redscan_status redscan_argmax(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n,
+REDSCAN_API redscan_status redscan_argmax(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n,
                               uint64_t *index, void *value);
-redscan_status redscan_argmin_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, uint64_t *index,
+REDSCAN_API redscan_status redscan_argmin_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, uint64_t *index,
                                    void *value);
-redscan_status redscan_argmax_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, uint64_t *index,
+REDSCAN_API redscan_status redscan_argmax_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, uint64_t *index,
                                    void *value);
 
-/* The k largest (largest != 0) or smallest elements, 1 <= k <= min(n, REDSCAN_TOPK_MAX), best first;
+/* The k largest (largest = 1) or smallest (largest = 0) elements, 1 <= k <= min(n, REDSCAN_TOPK_MAX), best first;
  * NaN ranks before every number, ties go to the lowest index. indices may be NULL. */
-redscan_status redscan_topk(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n, size_t k,
+REDSCAN_API redscan_status redscan_topk(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n, size_t k,
                             int largest, void *values, uint64_t *indices);
-redscan_status redscan_topk_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, size_t k,
+REDSCAN_API redscan_status redscan_topk_host(redscan_ctx *ctx, redscan_dtype dtype, const void *in, size_t n, size_t k,
                                  int largest, void *values, uint64_t *indices);
 
 /* ---- scans ---- */
@@ -153,19 +167,19 @@ typedef struct {
 } redscan_scan_desc;
 
 /* in == out is allowed (in-place) when the input and output types are the same. */
-redscan_status redscan_scan(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, int exclusive,
+REDSCAN_API redscan_status redscan_scan(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, int exclusive,
                             const redscan_buffer *in, redscan_buffer *out, size_t n);
-redscan_status redscan_scan_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, const redscan_buffer *in,
+REDSCAN_API redscan_status redscan_scan_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, const redscan_buffer *in,
                                redscan_buffer *out, size_t n);
-redscan_status redscan_scan_host(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, int exclusive, const void *in,
+REDSCAN_API redscan_status redscan_scan_host(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, int exclusive, const void *in,
                                  void *out, size_t n);
-redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, const void *in, void *out,
+REDSCAN_API redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, const void *in, void *out,
                                     size_t n);
 
 /* Algorithm names as accepted by REDSCAN_REDUCE_ALGO / REDSCAN_SCAN_BLOCK / REDSCAN_SCAN_GRID. */
-const char *redscan_reduce_algo_name(redscan_reduce_algo algo);
-const char *redscan_block_scan_name(redscan_block_scan block);
-const char *redscan_grid_scan_name(redscan_grid_scan grid);
+REDSCAN_API const char *redscan_reduce_algo_name(redscan_reduce_algo algo);
+REDSCAN_API const char *redscan_block_scan_name(redscan_block_scan block);
+REDSCAN_API const char *redscan_grid_scan_name(redscan_grid_scan grid);
 
 #ifdef __cplusplus
 }

@@ -66,6 +66,11 @@ typedef struct rs_backend_ops {
     /* values: k elements of dtype, indices: k entries (never NULL here; the core supplies scratch). */
     redscan_status (*topk)(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                            void *values, uint64_t *indices);
+
+    /* Optional (NULL = REDSCAN_ERR_UNSUPPORTED): wrap memory the caller owns (a cl_mem for OpenCL, a device
+     * pointer for CUDA) without copying; unwrap undoes whatever wrap did (never frees the caller's memory). */
+    redscan_status (*buffer_wrap)(redscan_ctx *ctx, void *native, size_t bytes, void **handle);
+    void (*buffer_unwrap)(redscan_ctx *ctx, void *handle);
 } rs_backend_ops;
 
 #define RS_ERROR_MAX 8192
@@ -84,6 +89,8 @@ struct redscan_ctx {
 struct redscan_buffer {
     void *handle; /* cl_mem or device pointer */
     size_t bytes;
+    int wrapped; /* made by redscan_buffer_wrap_*: the caller owns the memory */
+    const redscan_ctx *owner;
 };
 
 /* Record an error on ctx (ctx may be NULL: then the thread's create-error slot) and return status. */
