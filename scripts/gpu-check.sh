@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# One call on a GPU machine (the lent H100): build for sm_90 with the tests; run the whole suite on three paths
+# (CUDA; OpenCL on the NVIDIA GPU; OpenCL on PoCL), the .cuda tests under compute-sanitizer (memcheck,
+# racecheck, synccheck, initcheck), the cross-backend parity test, the > 2^31 and > 2^32 element cases and the
+# benchmark. Prints one summary table at the end; logs are packed into $OUT/gpu-logs.tgz (the device tool brings
+# back at most 8 files), the summary is $OUT/summary.txt.
+#
+#   scripts/gpu-check.sh [--quick]     --quick: skip the sanitizers' slow tools and the benchmark
+set -uo pipefail
+cd "$(dirname "$0")/.."
+FINAL=${OUT:-$PWD/gpu-logs}
+OUT=$(mktemp -d /tmp/redscan-gpu.XXXX)
+mkdir -p "$FINAL"
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+JOBS=$(nproc)
+declare -a ROWS
+
+row() { ROWS+=("$(printf '%-44s %-6s %s' "$1" "$2" "$3")"); }
+run_step() { # name logfile command...
+    local name=$1 log=$2; shift 2
+    local t0=$SECONDS
+    if "$@" >"$OUT/$log" 2>&1; then row "$name" PASS "$((SECONDS - t0))s  $log"; else row "$name" FAIL "$((SECONDS - t0))s  $log (rc $?)"; fi
+    tail -n 3 "$OUT/$log"
+}
+ctest_summary() { grep -E 'tests passed|tests failed' "$OUT/$1" | tail -n 1; }
+
+# NVIDIA's OpenCL driver is installed but not registered with the ICD loader on the lent machines.
+if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 ] || ldconfig -p | grep -q libnvidia-opencl.so.1; then
+    mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
+fi
+if ! command -v cmake >/dev/null || ! dpkg -s ocl-icd-opencl-dev >/dev/null 2>&1; then
+    scripts/install-deps.sh >"$OUT/deps.log" 2>&1 || true
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$OUT/gpu.txt" 2>&1
+clinfo -l >"$OUT/clinfo.txt" 2>&1
+
+run_step "configure + build (sm_90)" build.log bash -c \
+    "cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DREDSCAN_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build-gpu -j$JOBS"
+if [ ! -x build-gpu/redscan ]; then
+    tail -n 60 "$OUT/build.log"; tar czf "$FINAL/gpu-logs.tgz" -C "$OUT" .; printf '%s\n' "${ROWS[@]}"; exit 1
+fi
+build-gpu/redscan info >"$OUT/info.txt" 2>&1
+
+cd build-gpu
+run_step "suite: CUDA" ctest-cuda.log ctest -L cuda -LE large --output-on-failure -j4
+REDSCAN_OPENCL_DEVICE=nvidia run_step "suite: OpenCL on the NVIDIA GPU" ctest-ocl-nvidia.log \
+    ctest -L opencl -LE large --output-on-failure -j4
+REDSCAN_OPENCL_DEVICE=portable run_step "suite: OpenCL on PoCL (CPU)" ctest-ocl-pocl.log \
+    ctest -L opencl -LE large --output-on-failure -j"$JOBS"
+for f in ctest-cuda.log ctest-ocl-nvidia.log ctest-ocl-pocl.log; do echo "$f: $(ctest_summary $f)"; done
+cd ..
+
+# compute-sanitizer: the suite's programs in their quick mode (smaller sizes) on CUDA.
+SAN_TESTS="test_reduce test_stats test_scan test_errors"
+for tool in memcheck racecheck synccheck initcheck; do
+    [ $QUICK = 1 ] && [ $tool != memcheck ] && continue
+    for t in $SAN_TESTS; do
+        REDSCAN_BACKEND=cuda REDSCAN_TEST_QUICK=1 run_step "compute-sanitizer $tool: $t" "san-$tool-$t.log" \
+            compute-sanitizer --tool $tool --error-exitcode 99 build-gpu/tests/$t
+    done
+done
+
+run_step "parity: cuda = opencl(nvidia) = opencl(pocl)" parity.log \
+    env REDSCAN_PARITY_DEVICES="cuda;opencl:nvidia;opencl:portable" build-gpu/tests/test_parity
+run_step "large: 2^31+17, 2^32+5 (int32, float32)" large.log \
+    env REDSCAN_BACKEND=cuda REDSCAN_LARGE_SIZES=2147483665,4294967301 build-gpu/tests/test_large
+
+if [ $QUICK = 0 ]; then
+    run_step "bench: cuda vs CUB" bench-cuda.log build-gpu/redscan bench --backend cuda --csv "$OUT/bench-cuda.csv"
+    REDSCAN_OPENCL_DEVICE=nvidia run_step "bench: opencl (nvidia)" bench-ocl.log \
+        build-gpu/redscan bench --backend opencl --csv "$OUT/bench-ocl.csv"
+fi
+
+{
+echo
+echo "== redscan gpu-check $(date -u +%Y-%m-%dT%H:%MZ) on $(cat "$OUT/gpu.txt" | head -n 1)"
+printf '%-44s %-6s %s\n' step result "time / log"
+printf '%s\n' "${ROWS[@]}"
+} | tee "$OUT/summary.txt"
+cp "$OUT/summary.txt" "$FINAL/" 2>/dev/null; cp "$OUT"/*.csv "$FINAL/" 2>/dev/null
+tar czf "$FINAL/gpu-logs.tgz" -C "$OUT" .
+! printf '%s\n' "${ROWS[@]}" | grep -q ' FAIL '
