@@ -69,7 +69,7 @@ redscan_status rs_check_count(redscan_ctx *ctx, const char *fn, const char *arg,
 redscan_status rs_check_buffer(redscan_ctx *ctx, const char *fn, const char *arg, const redscan_buffer *buf,
                                size_t n, size_t elem)
 {
-    size_t bytes;
+    size_t bytes = 0;
     RS_TRY(rs_check_ptr(ctx, fn, arg, buf));
     if (buf->owner != ctx) return bad(ctx, fn, arg, "belongs to another context");
     RS_TRY(rs_check_count(ctx, fn, "n", n, elem, &bytes));
