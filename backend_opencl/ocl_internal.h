@@ -78,4 +78,28 @@ redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size
                            void *values, uint64_t *indices);
 redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
 
+/* ---- additions (ocl_device.c, ocl_program.c, ocl_memory.c, ocl_backend.c) ---- */
+
+/* ocl_device.c: whether any OpenCL platform has a device; *reason (static text) when not. */
+redscan_status rs_ocl_probe(const char **reason);
+
+/* ocl_program.c: the status a cl error maps to (allocation failures -> OUT_OF_MEMORY, ...), without
+ * recording anything; rs_ocl_fail uses it. */
+redscan_status rs_ocl_status(cl_int err);
+/* Release every cached program and kernel of o (shutdown). */
+void rs_ocl_programs_release(rs_ocl *o);
+
+/* ocl_memory.c: the buffer functions of the rs_backend_ops table (handle = cl_mem; 0 bytes allowed). */
+redscan_status rs_ocl_buffer_create(redscan_ctx *ctx, size_t bytes, void **handle);
+void rs_ocl_buffer_destroy(redscan_ctx *ctx, void *handle);
+redscan_status rs_ocl_buffer_write(redscan_ctx *ctx, void *handle, size_t offset, const void *src, size_t bytes);
+redscan_status rs_ocl_buffer_read(redscan_ctx *ctx, void *handle, size_t offset, void *dst, size_t bytes);
+/* Split the context scratch into `count` (<= RS_OCL_SPLIT_MAX) non-overlapping sub-buffers of bytes[i]
+ * each (suitably aligned), e.g. the ping-pong partial arrays of a multi-pass reduction. The caller releases
+ * the parts before the next call that may grow the scratch. */
+#define RS_OCL_SPLIT_MAX 8
+redscan_status rs_ocl_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, cl_mem *parts);
+/* Release the scratch buffer (shutdown). */
+void rs_ocl_scratch_release(rs_ocl *o);
+
 #endif /* REDSCAN_OCL_INTERNAL_H */

@@ -1,0 +1,88 @@
+/* Launchers of the CUDA kernels (kernels_cu/<stem>.cu): plain C declarations, no CUDA C++.
+ *
+ * Integer codes are the public enums: dtype = redscan_dtype (1..6), op = redscan_op (0..3),
+ * block = redscan_block_scan (1..4, never AUTO here). Accepted (in_dtype, out_dtype) pairs: equal, or the
+ * widenings INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64; anything else returns cudaErrorInvalidValue.
+ *
+ * Every launcher enqueues on `stream` with `grid` blocks of RS_CU_GROUP threads (grid >= 1; the grid size never
+ * changes results: blocks take tiles g, g + grid, ...), and returns cudaGetLastError() after the launch.
+ * Sizes and indices are 64-bit. Tile sizes and the order of combination: docs/ALGORITHMS.md. */
+#ifndef REDSCAN_CU_LAUNCH_H
+#define REDSCAN_CU_LAUNCH_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The launchers are internal to libredscan (the CUDA objects are not covered by C_VISIBILITY_PRESET). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
+#define RS_CU_GROUP 256
+
+/* ---- reductions: one partial of out_dtype per tile into partials[ceil(n / TILE)] ----
+ * First pass: in_dtype = the input type; later passes over the partials: in_dtype = out_dtype. */
+#define RS_CU_TREE_TILE 512
+#define RS_CU_INTERLEAVED_TILE 256
+#define RS_CU_COARSENED_TILE 4096
+cudaError_t rs_cu_reduce_tree(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
+                              void *partials, unsigned grid, cudaStream_t stream);
+cudaError_t rs_cu_reduce_interleaved(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
+                                     void *partials, unsigned grid, cudaStream_t stream);
+cudaError_t rs_cu_reduce_coarsened(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
+                                   void *partials, unsigned grid, cudaStream_t stream);
+
+/* ---- argmin / argmax: one (value, index) per tile of RS_CU_ARGEXT_TILE candidates ----
+ * Candidates are vals[0..count-1]; their indices are idx[] (NULL on the first pass: the position). n is the
+ * input's element count: an index >= n marks padding. out_vals / out_idx get ceil(count / TILE) entries. */
+#define RS_CU_ARGEXT_TILE 2048
+cudaError_t rs_cu_argext(int dtype, int want_max, const void *vals, const unsigned long long *idx,
+                         unsigned long long count, unsigned long long n, void *out_vals, unsigned long long *out_idx,
+                         unsigned grid, cudaStream_t stream);
+
+/* ---- top-k: the best k (1 <= k <= 256) of every tile of RS_CU_TOPK_TILE candidates, best first ----
+ * Arguments as for rs_cu_argext; largest selects the order. out_vals / out_idx get ceil(count / TILE) * k
+ * entries (tile j's at j*k .. j*k+k-1). */
+#define RS_CU_TOPK_TILE 1024
+#define RS_CU_TOPK_MAX 256
+cudaError_t rs_cu_topk(int dtype, int largest, const void *vals, const unsigned long long *idx,
+                       unsigned long long count, unsigned long long n, unsigned k, void *out_vals,
+                       unsigned long long *out_idx, unsigned grid, cudaStream_t stream);
+
+/* ---- scans (scan_grid.cu) ---- */
+/* SECTION of a block scan (256, 256, 512, 2048), 0 for an unknown code. */
+unsigned rs_cu_scan_section(int block);
+
+/* Block-scans every section of n values of in (in_dtype) and writes L to out (out_dtype): inclusive, or
+ * exclusive (the previous local value, identity at the section start). seeded = 0: out = L and
+ * totals[j] = the section's total; seeded = 1 (one-section levels): out = *seed (+) L, totals untouched (may
+ * be NULL). seed: host pointer to one element of out_dtype (read only when seeded). in == out allowed. */
+cudaError_t rs_cu_scan_sections(int block, int in_dtype, int out_dtype, int op, const void *in, void *out,
+                                void *totals, unsigned long long n, int exclusive, const void *seed, int seeded,
+                                unsigned grid, cudaStream_t stream);
+
+/* totals[j] = the total of section j, bit for bit the block scan's last element (reduce-then-scan). */
+cudaError_t rs_cu_scan_tile_reduce(int block, int in_dtype, int out_dtype, int op, const void *in, void *totals,
+                                   unsigned long long n, unsigned grid, cudaStream_t stream);
+
+/* Block-scans every section again and writes out = carry[j] (+) L (reduce-then-scan, last kernel). */
+cudaError_t rs_cu_scan_tile_seeded(int block, int in_dtype, int out_dtype, int op, const void *in, void *out,
+                                   const void *carry, unsigned long long n, int exclusive, unsigned grid,
+                                   cudaStream_t stream);
+
+/* data[i] = carry[i / section] (+) data[i] for i < n (hierarchical, last kernel of a level). */
+cudaError_t rs_cu_scan_add_carry(int dtype, int op, void *data, const void *carry, unsigned long long n,
+                                 unsigned long long section, unsigned grid, cudaStream_t stream);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REDSCAN_CU_LAUNCH_H */

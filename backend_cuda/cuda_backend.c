@@ -1,0 +1,51 @@
+/* The CUDA backend's rs_backend_ops table: context setup and teardown around the per-file pieces
+ * (cuda_device.c, cuda_memory.c, cuda_reduce.c, cuda_scan.c). */
+#include <stdlib.h>
+
+#include "cuda_internal.h"
+
+static redscan_status rs_cuda_init(redscan_ctx *ctx)
+{
+    ctx->impl = NULL;
+    rs_cuda *c = calloc(1, sizeof *c);
+    if (!c) return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "out of host memory creating the CUDA context");
+    redscan_status st = rs_cuda_open(ctx, c);
+    if (st != REDSCAN_OK) {
+        rs_cuda_close(c);
+        free(c);
+        return st;
+    }
+    ctx->impl = c;
+    return REDSCAN_OK;
+}
+
+static void rs_cuda_shutdown(redscan_ctx *ctx)
+{
+    rs_cuda *c = rs_cuda_of(ctx);
+    if (!c) return;
+    if (cudaSetDevice(c->device) == cudaSuccess) {
+        /* Wait for queued work before anything it uses goes away. */
+        if (c->stream) (void)cudaStreamSynchronize(c->stream);
+        rs_cuda_scratch_release(c);
+    }
+    rs_cuda_close(c);
+    free(c);
+    ctx->impl = NULL;
+}
+
+const rs_backend_ops rs_cuda_backend = {
+    .name = "cuda",
+    .init = rs_cuda_init,
+    .shutdown = rs_cuda_shutdown,
+    .probe = rs_cuda_probe,
+    .buffer_create = rs_cuda_buffer_create,
+    .buffer_destroy = rs_cuda_buffer_destroy,
+    .buffer_write = rs_cuda_buffer_write,
+    .buffer_read = rs_cuda_buffer_read,
+    .reduce = rs_cuda_reduce,
+    .scan = rs_cuda_scan,
+    .argext = rs_cuda_argext,
+    .topk = rs_cuda_topk,
+    .buffer_wrap = rs_cuda_buffer_wrap,
+    .buffer_unwrap = rs_cuda_buffer_unwrap,
+};

@@ -1,0 +1,86 @@
+/* Internal interface of the CUDA backend, shared by its files (C11 over the CUDA runtime API):
+ *   cuda_device.c   device choice (REDSCAN_CUDA_DEVICE), probe, stream, device queries, error mapping
+ *   cuda_memory.c   buffers and transfers, wrapping caller memory, scratch buffers
+ *   cuda_reduce.c   reductions, argmin/argmax, top-k launches
+ *   cuda_scan.c     scan launches (block x grid algorithms)
+ *   cuda_backend.c  the rs_backend_ops table
+ * Kernels and their extern "C" launchers: kernels_cu/<stem>.cu, declared in cu_launch.h. The CUDA runtime is linked
+ * statically, so the library loads on machines without the driver; probe/init then report why. */
+#ifndef REDSCAN_CUDA_INTERNAL_H
+#define REDSCAN_CUDA_INTERNAL_H
+
+#include <cuda_runtime_api.h>
+
+#include "backend.h"
+#include "cu_launch.h"
+
+/* Fixed by docs/ALGORITHMS.md; identical in kernels_cl. */
+#define RS_GROUP 256
+/* Largest static shared memory of any kernel: a coarsened scan section of float64 (2048 values) plus its
+ * 256-value aux/tree array = 18 KiB (top-k needs 16 KiB). Checked against the device at init. */
+#define RS_CUDA_SHARED_NEEDED ((2048 + 256) * 8)
+
+typedef struct {
+    int device;               /* ordinal */
+    cudaStream_t stream;      /* every launch and transfer of the context; non-blocking */
+    int sm_count;             /* used only to size grids, never to change results */
+    int cc_major, cc_minor;   /* compute capability */
+    int max_threads;          /* cudaDevAttrMaxThreadsPerBlock */
+    int shared_per_block;     /* cudaDevAttrMaxSharedMemoryPerBlock */
+    void *scratch;            /* grow-only scratch, freed at shutdown */
+    size_t scratch_bytes;
+} rs_cuda;
+
+static inline rs_cuda *rs_cuda_of(redscan_ctx *ctx) { return (rs_cuda *)ctx->impl; }
+
+#define RS_CUDA_TRY(expr)                                          \
+    do {                                                           \
+        redscan_status rs_cuda_try_status_ = (expr);               \
+        if (rs_cuda_try_status_ != REDSCAN_OK) return rs_cuda_try_status_; \
+    } while (0)
+
+/* cuda_device.c */
+/* The status a CUDA error maps to (allocation -> OUT_OF_MEMORY, no driver/device -> BACKEND_UNAVAILABLE,
+ * no kernel image for the device -> UNSUPPORTED, PTX JIT failures -> KERNEL_BUILD, else DEVICE). */
+redscan_status rs_cuda_status(cudaError_t err);
+/* Record "what: cudaErrorName: description" with the mapped status, clear the runtime's last error, return
+ * the status. */
+redscan_status rs_cuda_fail(redscan_ctx *ctx, cudaError_t err, const char *what);
+redscan_status rs_cuda_probe(const char **reason);
+redscan_status rs_cuda_open(redscan_ctx *ctx, rs_cuda *c); /* honours REDSCAN_CUDA_DEVICE */
+void rs_cuda_close(rs_cuda *c);
+/* Make the context's device current for the calling thread (the runtime's current device is per thread) and
+ * clear a stale non-sticky error of an earlier call. Every entry point starts with it. */
+redscan_status rs_cuda_use(redscan_ctx *ctx);
+/* Wait for the context's stream; a kernel fault surfaces here. */
+redscan_status rs_cuda_sync(redscan_ctx *ctx, const char *what);
+/* Blocks to launch for `tiles` tiles: at most tiles, capped to a few blocks per SM. Never affects results. */
+unsigned rs_cuda_grid_for(const rs_cuda *c, uint64_t tiles);
+/* A device pointer handed to a kernel must be aligned to its element size (wrapped memory may not be). */
+redscan_status rs_cuda_check_aligned(redscan_ctx *ctx, const void *p, size_t elem, const char *what);
+
+/* cuda_memory.c: the buffer functions of the rs_backend_ops table (handle = device pointer). */
+redscan_status rs_cuda_buffer_create(redscan_ctx *ctx, size_t bytes, void **handle);
+void rs_cuda_buffer_destroy(redscan_ctx *ctx, void *handle);
+redscan_status rs_cuda_buffer_write(redscan_ctx *ctx, void *handle, size_t offset, const void *src, size_t bytes);
+redscan_status rs_cuda_buffer_read(redscan_ctx *ctx, void *handle, size_t offset, void *dst, size_t bytes);
+redscan_status rs_cuda_buffer_wrap(redscan_ctx *ctx, void *native, size_t bytes, void **handle);
+void rs_cuda_buffer_unwrap(redscan_ctx *ctx, void *handle);
+/* Device-to-host copy on the context's stream, then a sync (the result of a chain of launches). */
+redscan_status rs_cuda_read_back(redscan_ctx *ctx, const void *src, void *dst, size_t bytes, const char *what);
+/* Scratch of at least `bytes`, reused across calls (grow-only). */
+redscan_status rs_cuda_scratch(redscan_ctx *ctx, size_t bytes, void **mem);
+/* The scratch cut into `count` (<= RS_CUDA_SPLIT_MAX) non-overlapping, 256-byte aligned parts of bytes[i]. */
+#define RS_CUDA_SPLIT_MAX 8
+redscan_status rs_cuda_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, void **parts);
+void rs_cuda_scratch_release(rs_cuda *c);
+
+/* Entry points placed in the rs_backend_ops table (signatures as in api/src/backend.h). */
+redscan_status rs_cuda_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, rs_scalar *result);
+redscan_status rs_cuda_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n,
+                              uint64_t *index, rs_scalar *value);
+redscan_status rs_cuda_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
+                            void *values, uint64_t *indices);
+redscan_status rs_cuda_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+
+#endif /* REDSCAN_CUDA_INTERNAL_H */

@@ -1,0 +1,173 @@
+/* CUDA backend: reductions, argmin/argmax and top-k launches (kernels_cu/reduce_*.cu, argext.cu, topk.cu).
+ * Host twin of backend_opencl/ocl_reduce.c: the same passes in the same order.
+ *
+ * Every operation is a chain of passes: the first reads the caller's buffer (never written), each later
+ * pass reads the previous pass's output from the context scratch, until one tile's worth is left. The
+ * scratch is cut into two ping-pong halves A and B: pass 1 writes A, pass 2 writes B, pass 3 writes A ...;
+ * each pass's output is smaller than the one before, so A holds pass 1's output and B pass 2's. Every launch
+ * is checked; the final copy to the host waits for the stream, so a kernel fault is reported by this call. */
+#include <stdio.h>
+
+#include "cuda_internal.h"
+
+static uint64_t rs_div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+/* ---------------------------------------------------------------- reduce */
+
+typedef cudaError_t (*rs_cu_reduce_fn)(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
+                                       void *partials, unsigned grid, cudaStream_t stream);
+
+typedef struct {
+    redscan_reduce_algo algo;
+    const char *name;
+    rs_cu_reduce_fn launch;
+    uint64_t tile; /* TILE of docs/ALGORITHMS.md */
+} rs_cuda_reduce_algo_info;
+
+static const rs_cuda_reduce_algo_info rs_cuda_reduce_algos[] = {
+    {REDSCAN_REDUCE_TREE, "reduce_tree", rs_cu_reduce_tree, RS_CU_TREE_TILE},
+    {REDSCAN_REDUCE_INTERLEAVED, "reduce_interleaved", rs_cu_reduce_interleaved, RS_CU_INTERLEAVED_TILE},
+    {REDSCAN_REDUCE_COARSENED, "reduce_coarsened", rs_cu_reduce_coarsened, RS_CU_COARSENED_TILE},
+};
+
+static redscan_status rs_cuda_launched(redscan_ctx *ctx, cudaError_t err, const char *what)
+{
+    if (err == cudaSuccess) return REDSCAN_OK;
+    char buf[128];
+    snprintf(buf, sizeof buf, "launch of %s", what);
+    return rs_cuda_fail(ctx, err, buf);
+}
+
+redscan_status rs_cuda_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, rs_scalar *result)
+{
+    /* AUTO: coarsened reads 16 elements per thread with vector loads; the fastest on GPUs. */
+    const redscan_reduce_algo algo = req->algo == REDSCAN_REDUCE_AUTO ? REDSCAN_REDUCE_COARSENED : req->algo;
+    const rs_cuda_reduce_algo_info *info = NULL;
+    for (size_t i = 0; i < sizeof rs_cuda_reduce_algos / sizeof rs_cuda_reduce_algos[0]; i++)
+        if (rs_cuda_reduce_algos[i].algo == algo) info = &rs_cuda_reduce_algos[i];
+    if (!info)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED, "reduction algorithm %d is not available on CUDA",
+                            (int)algo);
+    redscan_status st = rs_cuda_use(ctx);
+    if (st != REDSCAN_OK) return st;
+    rs_cuda *c = rs_cuda_of(ctx);
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "reduce: argument 'in'"));
+
+    const size_t tsize = redscan_dtype_size(req->out_dtype);
+    const uint64_t n1 = rs_div_up(n, info->tile);
+    const size_t bytes[2] = {(size_t)n1 * tsize, (size_t)rs_div_up(n1, info->tile) * tsize};
+    void *part[2] = {NULL, NULL};
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 2, bytes, part));
+
+    st = rs_cuda_launched(ctx,
+                          info->launch((int)req->dtype, (int)req->out_dtype, (int)req->op, in, n, part[0],
+                                       rs_cuda_grid_for(c, n1), c->stream),
+                          info->name);
+    int cur = 0; /* part[cur] holds the latest partials */
+    for (uint64_t count = n1; st == REDSCAN_OK && count > 1; count = rs_div_up(count, info->tile)) {
+        st = rs_cuda_launched(ctx,
+                              info->launch((int)req->out_dtype, (int)req->out_dtype, (int)req->op, part[cur], count,
+                                           part[1 - cur], rs_cuda_grid_for(c, rs_div_up(count, info->tile)),
+                                           c->stream),
+                              info->name);
+        cur = 1 - cur;
+    }
+    if (st != REDSCAN_OK) {
+        (void)cudaStreamSynchronize(c->stream); /* nothing queued may outlive the call */
+        (void)cudaGetLastError();
+        return st;
+    }
+    *result = (rs_scalar){.u64 = 0};
+    return rs_cuda_read_back(ctx, part[cur], result->bytes, tsize, info->name);
+}
+
+/* ---------------------------------------------------------------- argmin / argmax */
+
+redscan_status rs_cuda_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n,
+                              uint64_t *index, rs_scalar *value)
+{
+    redscan_status st = rs_cuda_use(ctx);
+    if (st != REDSCAN_OK) return st;
+    rs_cuda *c = rs_cuda_of(ctx);
+    const size_t vsize = redscan_dtype_size(dtype);
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, vsize, want_max ? "argmax: argument 'in'" : "argmin: argument 'in'"));
+    const uint64_t m1 = rs_div_up(n, RS_CU_ARGEXT_TILE), m2 = rs_div_up(m1, RS_CU_ARGEXT_TILE);
+    const size_t bytes[4] = {(size_t)m1 * vsize, (size_t)m1 * sizeof(unsigned long long), (size_t)m2 * vsize,
+                             (size_t)m2 * sizeof(unsigned long long)};
+    void *part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, part));
+
+    st = rs_cuda_launched(ctx,
+                          rs_cu_argext((int)dtype, want_max, in, NULL, n, n, part[0], (unsigned long long *)part[1],
+                                       rs_cuda_grid_for(c, m1), c->stream),
+                          "argext");
+    int cur = 0; /* part[2*cur], part[2*cur+1] hold the latest pairs */
+    for (uint64_t m = m1; st == REDSCAN_OK && m > 1; m = rs_div_up(m, RS_CU_ARGEXT_TILE)) {
+        st = rs_cuda_launched(ctx,
+                              rs_cu_argext((int)dtype, want_max, part[2 * cur], (const unsigned long long *)part[2 * cur + 1],
+                                           m, n, part[2 - 2 * cur], (unsigned long long *)part[3 - 2 * cur],
+                                           rs_cuda_grid_for(c, rs_div_up(m, RS_CU_ARGEXT_TILE)), c->stream),
+                              "argext (pairs)");
+        cur = 1 - cur;
+    }
+    if (st != REDSCAN_OK) {
+        (void)cudaStreamSynchronize(c->stream);
+        (void)cudaGetLastError();
+        return st;
+    }
+    unsigned long long idx = 0;
+    rs_scalar v = {.u64 = 0};
+    st = rs_cuda_read_back(ctx, part[2 * cur], v.bytes, vsize, "argext (value)");
+    if (st == REDSCAN_OK) st = rs_cuda_read_back(ctx, part[2 * cur + 1], &idx, sizeof idx, "argext (index)");
+    if (st != REDSCAN_OK) return st;
+    *value = v;
+    *index = (uint64_t)idx;
+    return REDSCAN_OK;
+}
+
+/* ---------------------------------------------------------------- top-k */
+
+redscan_status rs_cuda_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
+                            void *values, uint64_t *indices)
+{
+    redscan_status st = rs_cuda_use(ctx);
+    if (st != REDSCAN_OK) return st;
+    rs_cuda *c = rs_cuda_of(ctx);
+    const size_t vsize = redscan_dtype_size(dtype);
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, vsize, "topk: argument 'in'"));
+    if (k < 1 || k > RS_CU_TOPK_MAX)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "topk: k = %zu is outside 1..%d", k, RS_CU_TOPK_MAX);
+    /* Pass 1 keeps k per tile of the input; pass 2 k per tile of those; later passes need less than pass 1. */
+    const uint64_t t1 = rs_div_up(n, RS_CU_TOPK_TILE), m1 = t1 * k, m2 = rs_div_up(m1, RS_CU_TOPK_TILE) * k;
+    const size_t bytes[4] = {(size_t)m1 * vsize, (size_t)m1 * sizeof(unsigned long long), (size_t)m2 * vsize,
+                             (size_t)m2 * sizeof(unsigned long long)};
+    void *part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, part));
+
+    st = rs_cuda_launched(ctx,
+                          rs_cu_topk((int)dtype, largest, in, NULL, n, n, (unsigned)k, part[0],
+                                     (unsigned long long *)part[1], rs_cuda_grid_for(c, t1), c->stream),
+                          "topk");
+    /* The candidates left are `tiles * k`; once a pass ran over a single tile its k pairs are the answer. */
+    int cur = 0;
+    for (uint64_t tiles = t1; st == REDSCAN_OK && tiles > 1;) {
+        const uint64_t m = tiles * k;
+        tiles = rs_div_up(m, RS_CU_TOPK_TILE);
+        st = rs_cuda_launched(ctx,
+                              rs_cu_topk((int)dtype, largest, part[2 * cur],
+                                         (const unsigned long long *)part[2 * cur + 1], m, n, (unsigned)k,
+                                         part[2 - 2 * cur], (unsigned long long *)part[3 - 2 * cur],
+                                         rs_cuda_grid_for(c, tiles), c->stream),
+                              "topk (pairs)");
+        cur = 1 - cur;
+    }
+    if (st != REDSCAN_OK) {
+        (void)cudaStreamSynchronize(c->stream);
+        (void)cudaGetLastError();
+        return st;
+    }
+    _Static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "64-bit indices");
+    st = rs_cuda_read_back(ctx, part[2 * cur], values, k * vsize, "topk (values)");
+    if (st == REDSCAN_OK) st = rs_cuda_read_back(ctx, part[2 * cur + 1], indices, k * sizeof(uint64_t), "topk (indices)");
+    return st;
+}

@@ -1,0 +1,160 @@
+/* Scan launches of the CUDA backend: a block algorithm (kernels_cu/scan_*.cuh) inside a grid algorithm
+ * (kernels_cu/scan_grid.cu). Host twin of backend_opencl/ocl_scan.c: the same launches in the same order.
+ * The order of combination is fixed by docs/ALGORITHMS.md ("Scans"):
+ *   out[i] = P[j] (+) L[i],  P[j] = init (+) S[0] (+) ... (+) S[j-1]
+ * where L is the block scan of section j and S the section totals. The number of blocks launched never
+ * changes a result (the kernels loop over sections), so neither does the device's SM count.
+ *
+ *   hierarchical:      scan_sections (in -> L in out, S -> level 0)   totals scan   scan_add_carry(out, P)
+ *   reduce-then-scan:  tile_reduce (S -> level 0)                      totals scan   scan_tile_seeded
+ *   totals scan of level k (exclusive, in place, seeded with init, same block algorithm B, on T):
+ *     fits one section: one scan_sections launch with the seed;
+ *     else: scan_sections (S_k -> level k+1), totals scan of level k+1, scan_add_carry(S_k, P_{k+1}).
+ * n <= SECTION: one scan_sections launch over the input that applies init directly, for both grids.
+ * single_pass: REDSCAN_ERR_UNSUPPORTED (not implemented yet, as on OpenCL).
+ *
+ * The totals of all levels live in one scratch allocation, each level 256-byte aligned. */
+#include <stdio.h>
+
+#include "cuda_internal.h"
+
+/* Every section holds >= 256 = 2^8 values, so 8 levels of totals cover any n < 2^64. */
+#define RS_SCAN_MAX_LEVELS 8
+
+typedef struct {
+    redscan_ctx *ctx;
+    rs_cuda *c;
+    const rs_scan_req *req;
+    int block;        /* redscan_block_scan, resolved */
+    uint64_t section; /* SECTION of the block scan */
+    size_t tsize;     /* bytes of one T (out_dtype) */
+    int nlevels;
+    uint64_t count[RS_SCAN_MAX_LEVELS]; /* totals held by level k */
+    void *level[RS_SCAN_MAX_LEVELS];    /* parts of the scratch */
+} rs_cuda_scan_run;
+
+/* AUTO on a GPU: coarsened sections are the most work-efficient and the largest (fewest totals), and
+ * reduce-then-scan moves 3n elements against hierarchical's 4n (the OpenCL side picks the same on GPUs). */
+static void rs_cuda_scan_pick(const rs_scan_req *req, redscan_block_scan *block, redscan_grid_scan *grid)
+{
+    *block = req->block == REDSCAN_BLOCK_AUTO ? REDSCAN_BLOCK_COARSENED : req->block;
+    *grid = req->grid == REDSCAN_GRID_AUTO ? REDSCAN_GRID_REDUCE_THEN_SCAN : req->grid;
+}
+
+static uint64_t rs_div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+static redscan_status rs_scan_launched(rs_cuda_scan_run *r, cudaError_t err, const char *what)
+{
+    if (err == cudaSuccess) return REDSCAN_OK;
+    char buf[128];
+    snprintf(buf, sizeof buf, "launch of %s", what);
+    return rs_cuda_fail(r->ctx, err, buf);
+}
+
+static unsigned rs_scan_grid(rs_cuda_scan_run *r, uint64_t n)
+{
+    return rs_cuda_grid_for(r->c, rs_div_up(n, r->section));
+}
+
+/* scan_sections(in, out, totals, n, exclusive, init, seeded); in_dtype: the element type of in. */
+static redscan_status rs_scan_sections(rs_cuda_scan_run *r, int in_dtype, const void *in, void *out, void *totals,
+                                       uint64_t n, int exclusive, int seeded)
+{
+    return rs_scan_launched(r,
+                            rs_cu_scan_sections(r->block, in_dtype, (int)r->req->out_dtype, (int)r->req->op, in, out,
+                                                seeded ? NULL : totals, n, exclusive, r->req->init.bytes, seeded,
+                                                rs_scan_grid(r, n), r->c->stream),
+                            "scan_sections");
+}
+
+/* data[i] = carry[i / SECTION] (+) data[i] for i < n. */
+static redscan_status rs_scan_add_carry(rs_cuda_scan_run *r, void *data, const void *carry, uint64_t n)
+{
+    return rs_scan_launched(r,
+                            rs_cu_scan_add_carry((int)r->req->out_dtype, (int)r->req->op, data, carry, n, r->section,
+                                                 rs_scan_grid(r, n), r->c->stream),
+                            "scan_add_carry");
+}
+
+/* Level lvl of totals -> its exclusive scan seeded with init, in place (recursive). */
+static redscan_status rs_scan_totals(rs_cuda_scan_run *r, int lvl)
+{
+    const int t = (int)r->req->out_dtype;
+    void *s = r->level[lvl];
+    if (lvl + 1 == r->nlevels) return rs_scan_sections(r, t, s, s, NULL, r->count[lvl], 1, 1);
+    RS_CUDA_TRY(rs_scan_sections(r, t, s, s, r->level[lvl + 1], r->count[lvl], 1, 0));
+    RS_CUDA_TRY(rs_scan_totals(r, lvl + 1));
+    return rs_scan_add_carry(r, s, r->level[lvl + 1], r->count[lvl]);
+}
+
+/* Counts of every level, one scratch allocation cut into one part per level. */
+static redscan_status rs_scan_levels(rs_cuda_scan_run *r, uint64_t n)
+{
+    size_t bytes[RS_SCAN_MAX_LEVELS];
+    uint64_t m = rs_div_up(n, r->section);
+    r->nlevels = 0;
+    while (r->nlevels < RS_SCAN_MAX_LEVELS) {
+        bytes[r->nlevels] = (size_t)m * r->tsize;
+        r->count[r->nlevels++] = m;
+        if (m <= r->section) break;
+        m = rs_div_up(m, r->section);
+    }
+    return rs_cuda_scratch_split(r->ctx, (size_t)r->nlevels, bytes, r->level);
+}
+
+static redscan_status rs_cuda_scan_run_all(rs_cuda_scan_run *r, redscan_grid_scan grid, const void *in, void *out,
+                                           uint64_t n)
+{
+    const rs_scan_req *req = r->req;
+    if (n <= r->section) return rs_scan_sections(r, (int)req->dtype, in, out, NULL, n, req->exclusive, 1);
+    RS_CUDA_TRY(rs_scan_levels(r, n));
+    if (grid == REDSCAN_GRID_HIERARCHICAL) {
+        RS_CUDA_TRY(rs_scan_sections(r, (int)req->dtype, in, out, r->level[0], n, req->exclusive, 0));
+        RS_CUDA_TRY(rs_scan_totals(r, 0));
+        return rs_scan_add_carry(r, out, r->level[0], n);
+    }
+    /* REDSCAN_GRID_REDUCE_THEN_SCAN */
+    RS_CUDA_TRY(rs_scan_launched(r,
+                                 rs_cu_scan_tile_reduce(r->block, (int)req->dtype, (int)req->out_dtype, (int)req->op,
+                                                        in, r->level[0], n, rs_scan_grid(r, n), r->c->stream),
+                                 "scan_tile_reduce"));
+    RS_CUDA_TRY(rs_scan_totals(r, 0));
+    return rs_scan_launched(r,
+                            rs_cu_scan_tile_seeded(r->block, (int)req->dtype, (int)req->out_dtype, (int)req->op, in,
+                                                   out, r->level[0], n, req->exclusive, rs_scan_grid(r, n),
+                                                   r->c->stream),
+                            "scan_tile_seeded");
+}
+
+redscan_status rs_cuda_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n)
+{
+    redscan_block_scan block;
+    redscan_grid_scan grid;
+    rs_cuda_scan_pick(req, &block, &grid);
+    if (grid == REDSCAN_GRID_SINGLE_PASS)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                            "scan: the single_pass grid algorithm is not implemented yet on the CUDA backend; "
+                            "use hierarchical or reduce_then_scan");
+    rs_cuda_scan_run r = {0};
+    r.ctx = ctx;
+    r.c = rs_cuda_of(ctx);
+    r.req = req;
+    r.block = (int)block;
+    r.section = rs_cu_scan_section(r.block);
+    r.tsize = redscan_dtype_size(req->out_dtype);
+    if (r.section == 0)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "scan: unknown block algorithm %d", (int)block);
+
+    RS_CUDA_TRY(rs_cuda_use(ctx));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "scan: argument 'in'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, r.tsize, "scan: argument 'out'"));
+
+    redscan_status st = rs_cuda_scan_run_all(&r, grid, in, out, n);
+    if (st != REDSCAN_OK) {
+        (void)cudaStreamSynchronize(r.c->stream); /* nothing queued may outlive the call */
+        (void)cudaGetLastError();
+        return st;
+    }
+    /* Wait here so that a kernel fault is reported by this call, and out is complete on return. */
+    return rs_cuda_sync(ctx, "scan kernels");
+}

@@ -1,0 +1,264 @@
+/* OpenCL backend: platform and device choice, context and in-order queue, device limits.
+ *
+ * Devices are numbered over all platforms in platform order. REDSCAN_OPENCL_DEVICE picks one by that
+ * index or by a case-insensitive substring of "<platform name> <device name>"; unset, the first GPU wins,
+ * else the first device. A value that picks nothing is an error that lists the devices, never a quiet
+ * fallback to another device. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl_internal.h"
+
+typedef struct {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_device_type type;
+    char platform_name[128];
+    char device_name[128];
+} rs_ocl_candidate;
+
+/* A platform or device name, trimmed (some drivers pad device names with spaces). */
+static void rs_ocl_trim(char *s)
+{
+    size_t len = strlen(s), start = 0;
+    while (len > 0 && isspace((unsigned char)s[len - 1])) s[--len] = '\0';
+    while (start < len && isspace((unsigned char)s[start])) start++;
+    memmove(s, s + start, len - start + 1);
+}
+
+static void rs_ocl_platform_name(cl_platform_id p, char *out, size_t cap)
+{
+    if (clGetPlatformInfo(p, CL_PLATFORM_NAME, cap, out, NULL) != CL_SUCCESS) snprintf(out, cap, "(unnamed platform)");
+    out[cap - 1] = '\0';
+    rs_ocl_trim(out);
+}
+
+static void rs_ocl_device_name(cl_device_id d, char *out, size_t cap)
+{
+    if (clGetDeviceInfo(d, CL_DEVICE_NAME, cap, out, NULL) != CL_SUCCESS) snprintf(out, cap, "(unnamed device)");
+    out[cap - 1] = '\0';
+    rs_ocl_trim(out);
+}
+
+/* Every device of every platform, in platform order. *reason is set (static text) when there is none;
+ * *count = 0 with a NULL list means "none" or "out of host memory" (reason says which). */
+static rs_ocl_candidate *rs_ocl_candidates(size_t *count, const char **reason)
+{
+    *count = 0;
+    cl_uint np = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &np);
+    if (err != CL_SUCCESS || np == 0) {
+        *reason = "no OpenCL platform found (no ICD installed or registered; on a CPU-only machine install PoCL, "
+                  "e.g. pocl-opencl-icd)";
+        return NULL;
+    }
+    cl_platform_id *platforms = malloc(np * sizeof *platforms);
+    if (!platforms || clGetPlatformIDs(np, platforms, NULL) != CL_SUCCESS) {
+        free(platforms);
+        *reason = "could not list the OpenCL platforms (clGetPlatformIDs failed or out of host memory)";
+        return NULL;
+    }
+    size_t total = 0;
+    for (cl_uint p = 0; p < np; p++) {
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) == CL_SUCCESS) total += nd;
+    }
+    rs_ocl_candidate *list = total ? calloc(total, sizeof *list) : NULL;
+    cl_device_id *ids = total ? malloc(total * sizeof *ids) : NULL;
+    if (!list || !ids) {
+        free(list);
+        free(ids);
+        free(platforms);
+        *reason = total ? "out of host memory listing OpenCL devices"
+                        : "OpenCL platforms are installed but none of them has a device";
+        return NULL;
+    }
+    size_t at = 0;
+    for (cl_uint p = 0; p < np && at < total; p++) {
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, (cl_uint)(total - at), ids, &nd) != CL_SUCCESS) continue;
+        for (cl_uint d = 0; d < nd && at < total; d++, at++) {
+            list[at].platform = platforms[p];
+            list[at].device = ids[d];
+            if (clGetDeviceInfo(ids[d], CL_DEVICE_TYPE, sizeof list[at].type, &list[at].type, NULL) != CL_SUCCESS)
+                list[at].type = 0;
+            rs_ocl_platform_name(platforms[p], list[at].platform_name, sizeof list[at].platform_name);
+            rs_ocl_device_name(ids[d], list[at].device_name, sizeof list[at].device_name);
+        }
+    }
+    free(ids);
+    free(platforms);
+    if (at == 0) {
+        free(list);
+        *reason = "OpenCL platforms are installed but none of them has a device";
+        return NULL;
+    }
+    *count = at;
+    return list;
+}
+
+static int rs_ocl_contains_nocase(const char *hay, const char *needle)
+{
+    size_t nl = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < nl && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        if (i == nl) return 1;
+    }
+    return nl == 0;
+}
+
+/* REDSCAN_OPENCL_DEVICE did not pick a device: say so and list what there is. */
+static redscan_status rs_ocl_no_match(redscan_ctx *ctx, const char *value, const char *why,
+                                      const rs_ocl_candidate *list, size_t count)
+{
+    char devices[RS_ERROR_MAX / 2];
+    size_t at = 0;
+    devices[0] = '\0';
+    for (size_t i = 0; i < count && at < sizeof devices; i++) {
+        int w = snprintf(devices + at, sizeof devices - at, "\n  [%zu] %s %s", i, list[i].platform_name,
+                         list[i].device_name);
+        if (w < 0) break;
+        at += (size_t)w;
+    }
+    return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                        "REDSCAN_OPENCL_DEVICE=\"%s\" %s; give an index or a case-insensitive part of "
+                        "\"<platform> <device>\". Available OpenCL devices:%s",
+                        value, why, devices);
+}
+
+/* Index into list of the chosen device, or an error. */
+static redscan_status rs_ocl_choose(redscan_ctx *ctx, const rs_ocl_candidate *list, size_t count, size_t *chosen)
+{
+    const char *env = getenv("REDSCAN_OPENCL_DEVICE");
+    if (!env) {
+        *chosen = 0;
+        for (size_t i = 0; i < count; i++)
+            if (list[i].type & CL_DEVICE_TYPE_GPU) {
+                *chosen = i;
+                break;
+            }
+        return REDSCAN_OK;
+    }
+    if (*env == '\0') return rs_ocl_no_match(ctx, env, "is empty", list, count);
+    size_t digits = strspn(env, "0123456789");
+    if (env[digits] == '\0') {
+        unsigned long long idx = digits <= 18 ? strtoull(env, NULL, 10) : (unsigned long long)-1;
+        if (idx >= count) return rs_ocl_no_match(ctx, env, "is out of range", list, count);
+        *chosen = (size_t)idx;
+        return REDSCAN_OK;
+    }
+    for (size_t i = 0; i < count; i++) {
+        char label[sizeof list[i].platform_name + sizeof list[i].device_name + 2];
+        snprintf(label, sizeof label, "%s %s", list[i].platform_name, list[i].device_name);
+        if (rs_ocl_contains_nocase(label, env)) {
+            *chosen = i;
+            return REDSCAN_OK;
+        }
+    }
+    return rs_ocl_no_match(ctx, env, "matches no device", list, count);
+}
+
+/* Whether the extension list names ext as a whole word. */
+static int rs_ocl_has_extension(cl_device_id d, const char *ext)
+{
+    size_t len = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &len) != CL_SUCCESS || len == 0) return 0;
+    char *all = malloc(len + 1);
+    if (!all) return 0;
+    int found = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, len, all, NULL) == CL_SUCCESS) {
+        all[len] = '\0';
+        size_t el = strlen(ext);
+        for (const char *p = strstr(all, ext); p && !found; p = strstr(p + 1, ext))
+            found = (p == all || p[-1] == ' ') && (p[el] == '\0' || p[el] == ' ');
+    }
+    free(all);
+    return found;
+}
+
+static redscan_status rs_ocl_query(redscan_ctx *ctx, rs_ocl *o)
+{
+    cl_int err = clGetDeviceInfo(o->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof o->max_group, &o->max_group, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetDeviceInfo(o->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof o->local_mem, &o->local_mem, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetDeviceInfo(o->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof o->compute_units, &o->compute_units,
+                              NULL);
+    if (err == CL_SUCCESS)
+        err = clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof o->max_alloc, &o->max_alloc, NULL);
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clGetDeviceInfo");
+    /* fp64: core-optional in 1.2 (a non-zero CL_DEVICE_DOUBLE_FP_CONFIG), an extension before; older
+     * drivers reject the query, so either sign is enough. */
+    cl_device_fp_config fp64 = 0;
+    if (clGetDeviceInfo(o->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS) fp64 = 0;
+    o->has_fp64 = fp64 != 0 || rs_ocl_has_extension(o->device, "cl_khr_fp64");
+    return REDSCAN_OK;
+}
+
+redscan_status rs_ocl_open(redscan_ctx *ctx, rs_ocl *o)
+{
+    size_t count = 0, chosen = 0;
+    const char *reason = NULL;
+    rs_ocl_candidate *list = rs_ocl_candidates(&count, &reason);
+    if (!list) return rs_set_error(ctx, REDSCAN_ERR_BACKEND_UNAVAILABLE, "OpenCL backend unavailable: %s", reason);
+    redscan_status st = rs_ocl_choose(ctx, list, count, &chosen);
+    if (st != REDSCAN_OK) {
+        free(list);
+        return st;
+    }
+    o->platform = list[chosen].platform;
+    o->device = list[chosen].device;
+    o->device_type = list[chosen].type;
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%.120s / %.120s", list[chosen].platform_name,
+             list[chosen].device_name);
+    free(list);
+
+    st = rs_ocl_query(ctx, o);
+    if (st != REDSCAN_OK) return st;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)o->platform, 0};
+    cl_int err;
+    o->context = clCreateContext(props, 1, &o->device, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        o->context = NULL;
+        return rs_ocl_fail(ctx, err, "clCreateContext");
+    }
+    /* In order: a launch sees the results of the launches before it without events. */
+    o->queue = clCreateCommandQueue(o->context, o->device, 0, &err);
+    if (err != CL_SUCCESS) {
+        o->queue = NULL;
+        rs_ocl_close(o);
+        return rs_ocl_fail(ctx, err, "clCreateCommandQueue");
+    }
+    return REDSCAN_OK;
+}
+
+void rs_ocl_close(rs_ocl *o)
+{
+    if (o->queue) {
+        clFinish(o->queue);
+        clReleaseCommandQueue(o->queue);
+        o->queue = NULL;
+    }
+    if (o->context) {
+        clReleaseContext(o->context);
+        o->context = NULL;
+    }
+}
+
+redscan_status rs_ocl_probe(const char **reason)
+{
+    size_t count = 0;
+    const char *why = NULL;
+    rs_ocl_candidate *list = rs_ocl_candidates(&count, &why);
+    const int found = list != NULL;
+    free(list);
+    if (!found) {
+        if (reason) *reason = why;
+        return REDSCAN_ERR_BACKEND_UNAVAILABLE;
+    }
+    if (reason) *reason = NULL;
+    return REDSCAN_OK;
+}

@@ -1,0 +1,136 @@
+/* OpenCL backend: device buffers, blocking transfers, per-context scratch.
+ *
+ * Buffers are plain cl_mem handles (the core stores them in redscan_buffer.handle). A zero-byte request
+ * allocates one byte, since OpenCL rejects empty buffers and the API allows them. Transfers are blocking, so
+ * the caller's host memory is free to reuse on return and the in-order queue has finished every launch
+ * before a result is read. */
+#include <string.h>
+
+#include "ocl_internal.h"
+
+/* Allocation failures, reported as OUT_OF_MEMORY with a message naming the size. */
+static redscan_status rs_ocl_alloc(redscan_ctx *ctx, size_t bytes, const char *what, cl_mem *mem)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    if ((cl_ulong)bytes > o->max_alloc)
+        return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY,
+                            "%s of %zu bytes exceeds the device's largest allocation (%llu bytes)", what, bytes,
+                            (unsigned long long)o->max_alloc);
+    cl_int err;
+    cl_mem m = clCreateBuffer(o->context, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &err);
+    if (err != CL_SUCCESS) {
+        /* CL_INVALID_BUFFER_SIZE: larger than the driver will give, whatever max_alloc said. */
+        redscan_status st = err == CL_INVALID_BUFFER_SIZE ? REDSCAN_ERR_OUT_OF_MEMORY : rs_ocl_status(err);
+        return rs_set_error(ctx, st, "%s of %zu bytes: clCreateBuffer: %s (%d)", what, bytes, rs_ocl_error_name(err),
+                            (int)err);
+    }
+    *mem = m;
+    return REDSCAN_OK;
+}
+
+redscan_status rs_ocl_buffer_create(redscan_ctx *ctx, size_t bytes, void **handle)
+{
+    cl_mem m = NULL;
+    redscan_status st = rs_ocl_alloc(ctx, bytes, "device buffer", &m);
+    if (st == REDSCAN_OK) *handle = m;
+    return st;
+}
+
+void rs_ocl_buffer_destroy(redscan_ctx *ctx, void *handle)
+{
+    (void)ctx;
+    /* The release waits for nothing: OpenCL frees the memory once queued commands using it are done. */
+    if (handle) clReleaseMemObject((cl_mem)handle);
+}
+
+redscan_status rs_ocl_buffer_write(redscan_ctx *ctx, void *handle, size_t offset, const void *src, size_t bytes)
+{
+    if (bytes == 0) return REDSCAN_OK; /* OpenCL rejects empty transfers */
+    cl_int err = clEnqueueWriteBuffer(rs_ocl_of(ctx)->queue, (cl_mem)handle, CL_TRUE, offset, bytes, src, 0, NULL,
+                                      NULL);
+    return err == CL_SUCCESS ? REDSCAN_OK : rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer");
+}
+
+redscan_status rs_ocl_buffer_read(redscan_ctx *ctx, void *handle, size_t offset, void *dst, size_t bytes)
+{
+    if (bytes == 0) return REDSCAN_OK;
+    cl_int err =
+        clEnqueueReadBuffer(rs_ocl_of(ctx)->queue, (cl_mem)handle, CL_TRUE, offset, bytes, dst, 0, NULL, NULL);
+    return err == CL_SUCCESS ? REDSCAN_OK : rs_ocl_fail(ctx, err, "clEnqueueReadBuffer");
+}
+
+redscan_status rs_ocl_temp(redscan_ctx *ctx, size_t bytes, cl_mem *mem)
+{
+    return rs_ocl_alloc(ctx, bytes, "temporary buffer", mem);
+}
+
+/* Grow-only: partial results of every call fit in what earlier calls needed most of the time, so steady
+ * use allocates nothing. Growth at least doubles (capped at the device limit) to keep reallocations few. */
+redscan_status rs_ocl_scratch(redscan_ctx *ctx, size_t bytes, cl_mem *mem)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    if (o->scratch && o->scratch_bytes >= bytes) {
+        *mem = o->scratch;
+        return REDSCAN_OK;
+    }
+    size_t want = bytes;
+    if (o->scratch_bytes <= ((size_t)-1) / 2 && want < 2 * o->scratch_bytes) want = 2 * o->scratch_bytes;
+    if ((cl_ulong)want > o->max_alloc) want = bytes;
+    /* Release first: the old scratch and the new one need not fit at the same time. */
+    if (o->scratch) clReleaseMemObject(o->scratch);
+    o->scratch = NULL;
+    o->scratch_bytes = 0;
+    cl_mem m = NULL;
+    redscan_status st = rs_ocl_alloc(ctx, want, "scratch buffer", &m);
+    if (st != REDSCAN_OK && want > bytes) {
+        want = bytes; /* the doubling asked too much; exactly what is needed may still fit */
+        st = rs_ocl_alloc(ctx, want, "scratch buffer", &m);
+    }
+    if (st != REDSCAN_OK) return st;
+    o->scratch = m;
+    o->scratch_bytes = want;
+    *mem = m;
+    return REDSCAN_OK;
+}
+
+redscan_status rs_ocl_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, cl_mem *parts)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    /* Sub-buffer origins must be multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN (in bits). */
+    cl_uint align_bits = 0;
+    if (clGetDeviceInfo(o->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL) !=
+            CL_SUCCESS ||
+        align_bits < 8 * 128)
+        align_bits = 8 * 128;
+    const size_t align = align_bits / 8;
+    size_t origin[RS_OCL_SPLIT_MAX], total = 0;
+    if (count > RS_OCL_SPLIT_MAX)
+        return rs_set_error(ctx, REDSCAN_ERR_DEVICE, "internal: scratch split into %zu parts", count);
+    for (size_t i = 0; i < count; i++) {
+        size_t size = bytes[i] ? bytes[i] : 1;
+        if (size > ((size_t)-1) - total - align)
+            return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "scratch of more than %zu bytes", (size_t)-1);
+        origin[i] = total;
+        total = (total + size + align - 1) / align * align;
+    }
+    cl_mem whole = NULL;
+    redscan_status st = rs_ocl_scratch(ctx, total, &whole);
+    if (st != REDSCAN_OK) return st;
+    for (size_t i = 0; i < count; i++) {
+        cl_buffer_region region = {origin[i], bytes[i] ? bytes[i] : 1};
+        cl_int err;
+        parts[i] = clCreateSubBuffer(whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+        if (err != CL_SUCCESS) {
+            for (size_t j = 0; j < i; j++) clReleaseMemObject(parts[j]);
+            return rs_ocl_fail(ctx, err, "clCreateSubBuffer (scratch)");
+        }
+    }
+    return REDSCAN_OK;
+}
+
+void rs_ocl_scratch_release(rs_ocl *o)
+{
+    if (o->scratch) clReleaseMemObject(o->scratch);
+    o->scratch = NULL;
+    o->scratch_bytes = 0;
+}

@@ -1,0 +1,224 @@
+/* Scan launches of the OpenCL backend: a block algorithm (kernels_cl/scan_*.clh) inside a grid algorithm
+ * (kernels_cl/scan_grid.cl). The order of combination is fixed by docs/ALGORITHMS.md ("Scans"):
+ *   out[i] = P[j] (+) L[i],  P[j] = init (+) S[0] (+) ... (+) S[j-1]
+ * where L is the block scan of section j and S the section totals. The number of groups launched never
+ * changes a result (the kernels loop over sections), so neither do the device's compute units.
+ *
+ *   hierarchical:      scan_sections_in_B (L -> out, S -> level 0)   totals scan   scan_add_carry(out, P)
+ *   reduce-then-scan:  tile_reduce_in_B (S -> level 0)               totals scan   scan_tile_seeded_in_B
+ *   totals scan of level k (exclusive, in place, seeded with init, same block algorithm B, on T):
+ *     fits one section: one scan_sections_t_B launch with the seed;
+ *     else: scan_sections_t_B (S_k -> level k+1), totals scan of level k+1, scan_add_carry(S_k, P_{k+1}).
+ * n <= SECTION: one scan_sections_in_B launch that applies init directly, for both grids.
+ *
+ * The totals of all levels live in one scratch allocation cut into sub-buffers (rs_ocl_scratch_split), so
+ * the kernels take plain buffers, as their CUDA twins take pointers. */
+#include <stdio.h>
+
+#include "ocl_internal.h"
+
+/* Every section holds >= 256 = 2^8 values, so 8 levels of totals cover any n < 2^64. */
+#define RS_SCAN_MAX_LEVELS 8
+#if RS_SCAN_MAX_LEVELS > RS_OCL_SPLIT_MAX
+#error "the scan levels must fit one rs_ocl_scratch_split"
+#endif
+
+typedef struct {
+    redscan_block_scan block;
+    const char *sfx;  /* kernel name suffix in scan_grid.cl */
+    uint64_t section; /* RS_SECTION_* of the block scan's header */
+} rs_scan_block_info;
+
+static const rs_scan_block_info rs_scan_blocks[] = {
+    {REDSCAN_BLOCK_KOGGE_STONE, "ks", 256},
+    {REDSCAN_BLOCK_KOGGE_STONE_DB, "ksdb", 256},
+    {REDSCAN_BLOCK_BRENT_KUNG, "bk", 512},
+    {REDSCAN_BLOCK_COARSENED, "coarse", 2048},
+};
+
+typedef struct {
+    redscan_ctx *ctx;
+    rs_ocl *o;
+    const rs_scan_req *req;
+    const rs_scan_block_info *blk;
+    size_t tsize;          /* bytes of one T (out_dtype) */
+    cl_program program;
+    cl_kernel k_t;         /* scan_sections_t_B, created on first use */
+    cl_kernel k_add;       /* scan_add_carry, created on first use */
+    int nlevels;
+    uint64_t count[RS_SCAN_MAX_LEVELS];  /* totals held by level k */
+    cl_mem level[RS_SCAN_MAX_LEVELS];    /* sub-buffers of the scratch */
+} rs_scan_run;
+
+/* AUTO. CPU devices (PoCL): the fastest pair measured on PoCL, float sum at n = 2^24 (docs/ALGORITHMS.md,
+ * "OpenCL scan kernels and AUTO"). Other devices (GPUs): coarsened sections are the most work-efficient
+ * and the largest (fewest totals), and reduce-then-scan moves 3n elements against hierarchical's 4n. */
+static void rs_scan_pick(const rs_ocl *o, const rs_scan_req *req, redscan_block_scan *block,
+                         redscan_grid_scan *grid)
+{
+    const int cpu = (o->device_type & CL_DEVICE_TYPE_CPU) != 0;
+    *block = req->block;
+    *grid = req->grid;
+    if (*block == REDSCAN_BLOCK_AUTO) *block = cpu ? REDSCAN_BLOCK_COARSENED : REDSCAN_BLOCK_COARSENED;
+    if (*grid == REDSCAN_GRID_AUTO) *grid = cpu ? REDSCAN_GRID_REDUCE_THEN_SCAN : REDSCAN_GRID_REDUCE_THEN_SCAN;
+}
+
+static size_t rs_scan_dtype_size(redscan_dtype d)
+{
+    return (d == REDSCAN_INT32 || d == REDSCAN_UINT32 || d == REDSCAN_FLOAT32) ? 4 : 8;
+}
+
+static uint64_t rs_div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+static redscan_status rs_scan_arg(rs_scan_run *r, cl_kernel k, cl_uint index, size_t size, const void *value)
+{
+    cl_int err = clSetKernelArg(k, index, size, value);
+    if (err != CL_SUCCESS) {
+        char what[64];
+        snprintf(what, sizeof what, "clSetKernelArg(scan kernel, %u)", (unsigned)index);
+        return rs_ocl_fail(r->ctx, err, what);
+    }
+    return REDSCAN_OK;
+}
+
+static redscan_status rs_scan_kernel(rs_scan_run *r, const char *stem, const char *sfx, cl_kernel *k)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", stem, sfx);
+    return rs_ocl_kernel(r->ctx, r->program, name, k);
+}
+
+/* scan_sections_{in,t}_B(in, out, totals, n, exclusive, seed, seeded). seeded: the one-section case, where
+ * totals is not written (out is passed in its place so that no argument is left unset). */
+static redscan_status rs_scan_sections(rs_scan_run *r, cl_kernel k, cl_mem in, cl_mem out, cl_mem totals,
+                                       uint64_t n, int exclusive, int seeded)
+{
+    const cl_ulong n_arg = n;
+    const cl_int excl_arg = exclusive, seeded_arg = seeded;
+    const cl_mem totals_arg = seeded ? out : totals;
+    redscan_status st = rs_scan_arg(r, k, 0, sizeof(cl_mem), &in);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k, 1, sizeof(cl_mem), &out);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k, 2, sizeof(cl_mem), &totals_arg);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k, 3, sizeof n_arg, &n_arg);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k, 4, sizeof excl_arg, &excl_arg);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k, 5, r->tsize, r->req->init.bytes);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k, 6, sizeof seeded_arg, &seeded_arg);
+    if (st == REDSCAN_OK)
+        st = rs_ocl_launch(r->ctx, k, rs_ocl_groups_for(r->o, rs_div_up(n, r->blk->section)), "scan sections");
+    return st;
+}
+
+/* data[i] = carry[i / SECTION] (+) data[i] for i < n. */
+static redscan_status rs_scan_add_carry(rs_scan_run *r, cl_mem data, cl_mem carry, uint64_t n)
+{
+    const cl_ulong n_arg = n, section_arg = r->blk->section;
+    redscan_status st = REDSCAN_OK;
+    if (!r->k_add) st = rs_ocl_kernel(r->ctx, r->program, "scan_add_carry", &r->k_add);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, r->k_add, 0, sizeof(cl_mem), &data);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, r->k_add, 1, sizeof(cl_mem), &carry);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, r->k_add, 2, sizeof n_arg, &n_arg);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, r->k_add, 3, sizeof section_arg, &section_arg);
+    if (st == REDSCAN_OK)
+        st = rs_ocl_launch(r->ctx, r->k_add, rs_ocl_groups_for(r->o, rs_div_up(n, r->blk->section)),
+                           "scan add carry");
+    return st;
+}
+
+/* Level lvl of totals -> its exclusive scan seeded with init, in place (recursive). */
+static redscan_status rs_scan_totals(rs_scan_run *r, int lvl)
+{
+    redscan_status st = REDSCAN_OK;
+    cl_mem s = r->level[lvl];
+    if (!r->k_t) st = rs_scan_kernel(r, "scan_sections_t_", r->blk->sfx, &r->k_t);
+    if (st != REDSCAN_OK) return st;
+    if (lvl + 1 == r->nlevels) return rs_scan_sections(r, r->k_t, s, s, s, r->count[lvl], 1, 1);
+    st = rs_scan_sections(r, r->k_t, s, s, r->level[lvl + 1], r->count[lvl], 1, 0);
+    if (st == REDSCAN_OK) st = rs_scan_totals(r, lvl + 1);
+    if (st == REDSCAN_OK) st = rs_scan_add_carry(r, s, r->level[lvl + 1], r->count[lvl]);
+    return st;
+}
+
+/* Counts of every level; the levels are sub-buffers of one scratch allocation (rs_ocl_scratch_split). */
+static redscan_status rs_scan_levels(rs_scan_run *r, uint64_t n)
+{
+    const uint64_t section = r->blk->section;
+    size_t bytes[RS_SCAN_MAX_LEVELS];
+    uint64_t m = rs_div_up(n, section);
+    r->nlevels = 0;
+    while (r->nlevels < RS_SCAN_MAX_LEVELS) {
+        bytes[r->nlevels] = (size_t)m * r->tsize;
+        r->count[r->nlevels++] = m;
+        if (m <= section) break;
+        m = rs_div_up(m, section);
+    }
+    redscan_status st = rs_ocl_scratch_split(r->ctx, (size_t)r->nlevels, bytes, r->level);
+    if (st != REDSCAN_OK) r->nlevels = 0; /* nothing to release */
+    return st;
+}
+
+redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    redscan_block_scan block;
+    redscan_grid_scan grid;
+    rs_scan_pick(o, req, &block, &grid);
+    if (grid == REDSCAN_GRID_SINGLE_PASS)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                            "scan: the single_pass grid algorithm is not implemented yet on the OpenCL backend; "
+                            "use hierarchical or reduce_then_scan");
+
+    rs_scan_run r = {0};
+    r.ctx = ctx;
+    r.o = o;
+    r.req = req;
+    r.tsize = rs_scan_dtype_size(req->out_dtype);
+    for (size_t i = 0; i < sizeof rs_scan_blocks / sizeof rs_scan_blocks[0]; ++i)
+        if (rs_scan_blocks[i].block == block) r.blk = &rs_scan_blocks[i];
+    if (!r.blk)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "scan: unknown block algorithm %d", (int)block);
+
+    redscan_status st = rs_ocl_program_get(ctx, req->dtype, req->out_dtype, req->op, &r.program);
+    if (st != REDSCAN_OK) return st;
+
+    cl_mem in_mem = (cl_mem)in, out_mem = (cl_mem)out;
+    cl_kernel k_in = NULL, k_last = NULL;
+    if (n <= r.blk->section) {
+        st = rs_scan_kernel(&r, "scan_sections_in_", r.blk->sfx, &k_in);
+        if (st == REDSCAN_OK) st = rs_scan_sections(&r, k_in, in_mem, out_mem, out_mem, n, req->exclusive, 1);
+    } else if (grid == REDSCAN_GRID_HIERARCHICAL) {
+        st = rs_scan_levels(&r, n);
+        if (st == REDSCAN_OK) st = rs_scan_kernel(&r, "scan_sections_in_", r.blk->sfx, &k_in);
+        if (st == REDSCAN_OK)
+            st = rs_scan_sections(&r, k_in, in_mem, out_mem, r.level[0], n, req->exclusive, 0);
+        if (st == REDSCAN_OK) st = rs_scan_totals(&r, 0);
+        if (st == REDSCAN_OK) st = rs_scan_add_carry(&r, out_mem, r.level[0], n);
+    } else { /* REDSCAN_GRID_REDUCE_THEN_SCAN */
+        const cl_ulong n_arg = n;
+        const cl_int excl_arg = req->exclusive;
+        const size_t groups = rs_ocl_groups_for(o, rs_div_up(n, r.blk->section));
+        st = rs_scan_levels(&r, n);
+        if (st == REDSCAN_OK) st = rs_scan_kernel(&r, "tile_reduce_in_", r.blk->sfx, &k_in);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 0, sizeof(cl_mem), &in_mem);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 1, sizeof(cl_mem), &r.level[0]);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 2, sizeof n_arg, &n_arg);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, groups, "scan tile reduce");
+        if (st == REDSCAN_OK) st = rs_scan_totals(&r, 0);
+        if (st == REDSCAN_OK) st = rs_scan_kernel(&r, "scan_tile_seeded_in_", r.blk->sfx, &k_last);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 0, sizeof(cl_mem), &in_mem);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 1, sizeof(cl_mem), &out_mem);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 2, sizeof(cl_mem), &r.level[0]);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 3, sizeof n_arg, &n_arg);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 4, sizeof excl_arg, &excl_arg);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_last, groups, "scan tile seeded");
+    }
+
+    /* Releasing a kernel or a sub-buffer with launches still queued is fine: OpenCL keeps them alive until
+     * those commands complete. */
+    if (k_in) clReleaseKernel(k_in);
+    if (k_last) clReleaseKernel(k_last);
+    if (r.k_t) clReleaseKernel(r.k_t);
+    if (r.k_add) clReleaseKernel(r.k_add);
+    for (int k = 0; k < r.nlevels; ++k)
+        if (r.level[k]) clReleaseMemObject(r.level[k]);
+    return st;
+}

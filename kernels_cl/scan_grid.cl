@@ -1,0 +1,144 @@
+/* Grid-level scan kernels (docs/ALGORITHMS.md, "Scans" / "Grid level"). Twin: kernels_cu/scan_grid.cu.
+ *
+ * Every block scan B of the scan_*.clh headers (ks, ksdb, bk, coarse) gets, through RS_SCAN_GRID_KERNELS:
+ *
+ *   scan_sections_in_B(const IN_T *in, T *out, T *totals, ulong n, int exclusive, T seed, int seeded)
+ *   scan_sections_t_B (const T *in,    T *out, T *totals, ulong n, int exclusive, T seed, int seeded)
+ *       Block-scans every section of n values and writes L (inclusive, or exclusive: the previous local value,
+ *       identity at the section start). seeded = 0: L as is, and totals[j] = the section's total (the block
+ *       scan's last element). seeded = 1 (the one-section case): out = seed (+) L, totals is not touched.
+ *       _in reads the input type (level 0, converting IN_T -> T); _t reads T (the levels of section totals,
+ *       scanned in place with in == out).
+ *   tile_reduce_in_B(const IN_T *in, T *totals, ulong n)
+ *       totals[j] = the total of section j, the same expression (so the same bits) as the block scan's last
+ *       element: each work-item folds its SECTION/256 contiguous values left to right, then the balanced
+ *       pairwise tree over the 256 work-item values.
+ *   scan_tile_seeded_in_B(const IN_T *in, T *out, const T *carry, ulong n, int exclusive)
+ *       Block-scans every section again and writes out = carry[j] (+) L (reduce-then-scan, last kernel).
+ *
+ * and once, for every block scan:
+ *   scan_add_carry(T *data, const T *carry, ulong n, ulong section)
+ *       data[i] = carry[i / section] (+) data[i] (hierarchical, last kernel of each level).
+ *
+ * Sections are taken by a group-uniform loop (sec = group id, + groups launched, ...), so the grid size never
+ * changes which values are combined, and the barriers in the loop are reached by every work-item. A group
+ * reads its whole section into local memory before it writes any of it: in == out is safe. Nothing is read or
+ * written at or past n; local slots past n hold the identity. Indices are 64-bit. */
+
+/* s[k] = in[base + k] as T for k < section (identity past n); coalesced: work-item t takes k = t, t+256, ... */
+void rs_scan_load_in(__local T *s, __global const IN_T *in, ulong base, ulong n, uint section)
+{
+    for (uint k = (uint)get_local_id(0); k < section; k += RS_GROUP) {
+        const ulong g = base + k;
+        s[k] = g < n ? RS_LOAD(in, g) : IDENTITY;
+    }
+}
+
+void rs_scan_load_t(__local T *s, __global const T *in, ulong base, ulong n, uint section)
+{
+    for (uint k = (uint)get_local_id(0); k < section; k += RS_GROUP) {
+        const ulong g = base + k;
+        s[k] = g < n ? in[g] : IDENTITY;
+    }
+}
+
+/* out[base + k] = [seed (+)] L[k] for the scanned section s; coalesced like the loads. */
+void rs_scan_store(__global T *out, __local const T *s, ulong base, ulong n, uint section, int exclusive, T seed,
+                  int seeded)
+{
+    for (uint k = (uint)get_local_id(0); k < section; k += RS_GROUP) {
+        const ulong g = base + k;
+        if (g < n) {
+            const T l = exclusive ? (k == 0 ? IDENTITY : s[k - 1]) : s[k];
+            out[g] = seeded ? rs_combine(seed, l) : l;
+        }
+    }
+}
+
+/* The balanced pairwise tree over r[0..255], contiguous work-items at i = (t+1)*2d - 1 as in the Brent-Kung
+ * up-sweep; returns the root r[255] to every work-item (ends after a barrier). */
+T rs_scan_tree_total(__local T *r)
+{
+    const uint t = (uint)get_local_id(0);
+    for (uint d = 1; d < RS_GROUP; d <<= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint i = (t + 1) * 2 * d - 1;
+        if (i < RS_GROUP) r[i] = rs_combine(r[i - d], r[i]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r[RS_GROUP - 1];
+}
+
+#define RS_SCAN_SECTIONS_KERNEL(B, SFX, SRC_T, SECTION, AUX)                                                         \
+    __kernel void scan_sections_##SFX##_##B(__global const SRC_T *in, __global T *out, __global T *totals,           \
+                                            ulong n, int exclusive, T seed, int seeded)                              \
+    {                                                                                                                \
+        __local T s[SECTION];                                                                                        \
+        __local T aux[AUX];                                                                                          \
+        const ulong nsec = (n + (SECTION - 1)) / SECTION;                                                            \
+        for (ulong sec = get_group_id(0); sec < nsec; sec += get_num_groups(0)) {                                    \
+            const ulong base = sec * SECTION;                                                                        \
+            rs_scan_load_##SFX(s, in, base, n, SECTION);                                                             \
+            rs_block_scan_##B(s, aux);                                                                               \
+            if (!seeded && get_local_id(0) == RS_GROUP - 1) totals[sec] = s[SECTION - 1];                            \
+            rs_scan_store(out, s, base, n, SECTION, exclusive, seed, seeded);                                        \
+            barrier(CLK_LOCAL_MEM_FENCE); /* s is refilled for the next section */                                   \
+        }                                                                                                            \
+    }
+
+#define RS_SCAN_GRID_KERNELS(B, SECTION, AUX)                                                                        \
+    RS_SCAN_SECTIONS_KERNEL(B, in, IN_T, SECTION, AUX)                                                               \
+    RS_SCAN_SECTIONS_KERNEL(B, t, T, SECTION, AUX)                                                                   \
+                                                                                                                     \
+    __kernel void tile_reduce_in_##B(__global const IN_T *in, __global T *totals, ulong n)                           \
+    {                                                                                                                \
+        __local T s[SECTION];                                                                                        \
+        __local T r[RS_GROUP];                                                                                       \
+        const uint t = (uint)get_local_id(0);                                                                        \
+        const uint items = (SECTION) / RS_GROUP;                                                                     \
+        const ulong nsec = (n + (SECTION - 1)) / SECTION;                                                            \
+        for (ulong sec = get_group_id(0); sec < nsec; sec += get_num_groups(0)) {                                    \
+            rs_scan_load_in(s, in, sec * SECTION, n, SECTION);                                                       \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
+            T acc = s[t * items];                                                                                    \
+            for (uint k = 1; k < items; ++k) acc = rs_combine(acc, s[t * items + k]);                                \
+            r[t] = acc;                                                                                              \
+            const T total = rs_scan_tree_total(r);                                                                   \
+            if (t == 0) totals[sec] = total;                                                                         \
+            barrier(CLK_LOCAL_MEM_FENCE); /* s and r are refilled for the next section */                            \
+        }                                                                                                            \
+    }                                                                                                                \
+                                                                                                                     \
+    __kernel void scan_tile_seeded_in_##B(__global const IN_T *in, __global T *out, __global const T *carry,         \
+                                          ulong n, int exclusive)                                                    \
+    {                                                                                                                \
+        __local T s[SECTION];                                                                                        \
+        __local T aux[AUX];                                                                                          \
+        const ulong nsec = (n + (SECTION - 1)) / SECTION;                                                            \
+        for (ulong sec = get_group_id(0); sec < nsec; sec += get_num_groups(0)) {                                    \
+            const ulong base = sec * SECTION;                                                                        \
+            rs_scan_load_in(s, in, base, n, SECTION);                                                                \
+            rs_block_scan_##B(s, aux);                                                                               \
+            rs_scan_store(out, s, base, n, SECTION, exclusive, carry[sec], 1);                                       \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
+        }                                                                                                            \
+    }
+
+RS_SCAN_GRID_KERNELS(ks, RS_SECTION_KS, RS_AUX_KS)
+RS_SCAN_GRID_KERNELS(ksdb, RS_SECTION_KSDB, RS_AUX_KSDB)
+RS_SCAN_GRID_KERNELS(bk, RS_SECTION_BK, RS_AUX_BK)
+RS_SCAN_GRID_KERNELS(coarse, RS_SECTION_COARSE, RS_AUX_COARSE)
+
+/* data[i] = carry[i / section] (+) data[i] for i < n. No local memory, no barriers. */
+__kernel void scan_add_carry(__global T *data, __global const T *carry, ulong n, ulong section)
+{
+    const ulong nsec = (n + (section - 1)) / section;
+    for (ulong sec = get_group_id(0); sec < nsec; sec += get_num_groups(0)) {
+        const T p = carry[sec];
+        const ulong base = sec * section;
+        for (ulong k = get_local_id(0); k < section; k += RS_GROUP) {
+            const ulong g = base + k;
+            if (g < n) data[g] = rs_combine(p, data[g]);
+        }
+    }
+}

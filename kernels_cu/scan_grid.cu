@@ -1,0 +1,234 @@
+/* Grid-level scan kernels (docs/ALGORITHMS.md, "Scans" / "Grid level"). Twin: kernels_cl/scan_grid.cl.
+ *
+ * Every block scan B of the scan_*.cuh headers (ks, ksdb, bk, coarse) gets, as templates over the policy
+ * struct B (rs_block_ks, ...), the input type, the output type T and the op:
+ *
+ *   scan_sections<B, SRC, T, Op>(const SRC *in, T *out, T *totals, n, exclusive, T seed, int seeded)
+ *       Block-scans every section of n values and writes L (inclusive, or exclusive: the previous local value,
+ *       identity at the section start). seeded = 0: L as is, and totals[j] = the section's total (the block
+ *       scan's last element). seeded = 1 (the one-section case): out = seed (+) L, totals is not touched.
+ *       SRC = IN_T on level 0 (converting IN_T -> T; the OpenCL scan_sections_in_B), SRC = T on the levels of
+ *       section totals, scanned in place with in == out (scan_sections_t_B).
+ *   tile_reduce<B, IN_T, T, Op>(const IN_T *in, T *totals, n)
+ *       totals[j] = the total of section j, the same expression (so the same bits) as the block scan's last
+ *       element: each thread folds its SECTION/256 contiguous values left to right, then the balanced
+ *       pairwise tree over the 256 thread values.
+ *   scan_tile_seeded<B, IN_T, T, Op>(const IN_T *in, T *out, const T *carry, n, exclusive)
+ *       Block-scans every section again and writes out = carry[j] (+) L (reduce-then-scan, last kernel).
+ *
+ * and, independent of the block scan:
+ *   scan_add_carry<T, Op>(T *data, const T *carry, n, section)
+ *       data[i] = carry[i / section] (+) data[i] (hierarchical, last kernel of each level).
+ *
+ * Sections are taken by a block-uniform loop (sec = block id, + blocks launched, ...), so the grid size never
+ * changes which values are combined, and the barriers in the loop are reached by every thread. A block
+ * reads its whole section into shared memory before it writes any of it: in == out is safe (hence no
+ * __restrict__ on in/out). Nothing is read or written at or past n; shared slots past n hold the identity.
+ * Indices are 64-bit. */
+#include <string.h>
+
+#include "common.cuh"
+#include "cu_launch.h"
+#include "scan_brent_kung.cuh"
+#include "scan_coarsened.cuh"
+#include "scan_kogge_stone.cuh"
+#include "scan_kogge_stone_db.cuh"
+
+/* s[k] = in[base + k] as T for k < section (identity past n); coalesced: thread t takes k = t, t+256, ... */
+template <typename T, class Op, typename SRC>
+__device__ __forceinline__ void rs_scan_load(T *s, const SRC *in, rs_u64 base, rs_u64 n, unsigned section)
+{
+    for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
+        const rs_u64 g = base + k;
+        s[k] = g < n ? rs_load<T>(in, g) : Op::identity();
+    }
+}
+
+/* out[base + k] = [seed (+)] L[k] for the scanned section s; coalesced like the loads. */
+template <typename T, class Op>
+__device__ __forceinline__ void rs_scan_store(T *out, const T *s, rs_u64 base, rs_u64 n, unsigned section,
+                                              int exclusive, T seed, int seeded)
+{
+    for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
+        const rs_u64 g = base + k;
+        if (g < n) {
+            const T l = exclusive ? (k == 0 ? Op::identity() : s[k - 1]) : s[k];
+            out[g] = seeded ? Op::combine(seed, l) : l;
+        }
+    }
+}
+
+/* The balanced pairwise tree over r[0..255], contiguous threads at i = (t+1)*2d - 1 as in the Brent-Kung
+ * up-sweep; returns the root r[255] to every thread (ends after a barrier). */
+template <typename T, class Op> __device__ __forceinline__ T rs_scan_tree_total(T *r)
+{
+    const unsigned t = threadIdx.x;
+    for (unsigned d = 1; d < RS_GROUP; d <<= 1) {
+        __syncthreads();
+        const unsigned i = (t + 1) * 2 * d - 1;
+        if (i < RS_GROUP) r[i] = Op::combine(r[i - d], r[i]);
+    }
+    __syncthreads();
+    return r[RS_GROUP - 1];
+}
+
+template <class B, typename SRC, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    scan_sections(const SRC *in, T *out, T *totals, rs_u64 n, int exclusive, T seed, int seeded)
+{
+    __shared__ __align__(16) T s[B::SECTION];
+    __shared__ __align__(16) T aux[B::AUX];
+    const rs_u64 nsec = (n + (B::SECTION - 1)) / B::SECTION;
+    for (rs_u64 sec = blockIdx.x; sec < nsec; sec += gridDim.x) {
+        const rs_u64 base = sec * B::SECTION;
+        rs_scan_load<T, Op>(s, in, base, n, B::SECTION);
+        B::template scan<Op>(s, aux);
+        if (!seeded && threadIdx.x == RS_GROUP - 1) totals[sec] = s[B::SECTION - 1];
+        rs_scan_store<T, Op>(out, s, base, n, B::SECTION, exclusive, seed, seeded);
+        __syncthreads(); /* s is refilled for the next section */
+    }
+}
+
+template <class B, typename SRC, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP) tile_reduce(const SRC *__restrict__ in, T *__restrict__ totals, rs_u64 n)
+{
+    __shared__ __align__(16) T s[B::SECTION];
+    __shared__ __align__(16) T r[RS_GROUP];
+    const unsigned t = threadIdx.x;
+    const unsigned items = B::SECTION / RS_GROUP; /* 1, 2 or 8 */
+    const rs_u64 nsec = (n + (B::SECTION - 1)) / B::SECTION;
+    for (rs_u64 sec = blockIdx.x; sec < nsec; sec += gridDim.x) {
+        rs_scan_load<T, Op>(s, in, sec * B::SECTION, n, B::SECTION);
+        __syncthreads();
+        T x[items]; /* s[t*items .. t*items+items-1], read with vector accesses (common.cuh) */
+        rs_shared_read<items>(s + t * items, x);
+        T acc = x[0];
+#pragma unroll
+        for (unsigned k = 1; k < items; ++k) acc = Op::combine(acc, x[k]);
+        r[t] = acc;
+        const T total = rs_scan_tree_total<T, Op>(r);
+        if (t == 0) totals[sec] = total;
+        __syncthreads(); /* s and r are refilled for the next section */
+    }
+}
+
+template <class B, typename SRC, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    scan_tile_seeded(const SRC *in, T *out, const T *carry, rs_u64 n, int exclusive)
+{
+    __shared__ __align__(16) T s[B::SECTION];
+    __shared__ __align__(16) T aux[B::AUX];
+    const rs_u64 nsec = (n + (B::SECTION - 1)) / B::SECTION;
+    for (rs_u64 sec = blockIdx.x; sec < nsec; sec += gridDim.x) {
+        const rs_u64 base = sec * B::SECTION;
+        rs_scan_load<T, Op>(s, in, base, n, B::SECTION);
+        B::template scan<Op>(s, aux);
+        rs_scan_store<T, Op>(out, s, base, n, B::SECTION, exclusive, carry[sec], 1);
+        __syncthreads();
+    }
+}
+
+/* data[i] = carry[i / section] (+) data[i] for i < n. No shared memory, no barriers. */
+template <typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP) scan_add_carry(T *data, const T *carry, rs_u64 n, rs_u64 section)
+{
+    const rs_u64 nsec = (n + (section - 1)) / section;
+    for (rs_u64 sec = blockIdx.x; sec < nsec; sec += gridDim.x) {
+        const T p = carry[sec];
+        const rs_u64 base = sec * section;
+        for (rs_u64 k = threadIdx.x; k < section; k += RS_GROUP) {
+            const rs_u64 g = base + k;
+            if (g < n) data[g] = Op::combine(p, data[g]);
+        }
+    }
+}
+
+/* ---- launchers ---- */
+
+/* block code (redscan_block_scan: 1 KOGGE_STONE, 2 KOGGE_STONE_DB, 3 BRENT_KUNG, 4 COARSENED) -> f(B()) */
+template <class F> static cudaError_t rs_dispatch_block(int block, F f)
+{
+    switch (block) {
+    case 1: return f(rs_block_ks());
+    case 2: return f(rs_block_ksdb());
+    case 3: return f(rs_block_bk());
+    case 4: return f(rs_block_coarse());
+    }
+    return cudaErrorInvalidValue;
+}
+
+extern "C" unsigned rs_cu_scan_section(int block)
+{
+    switch (block) {
+    case 1: return rs_block_ks::SECTION;
+    case 2: return rs_block_ksdb::SECTION;
+    case 3: return rs_block_bk::SECTION;
+    case 4: return rs_block_coarse::SECTION;
+    }
+    return 0;
+}
+
+extern "C" cudaError_t rs_cu_scan_sections(int block, int in_dtype, int out_dtype, int op, const void *in, void *out,
+                                           void *totals, unsigned long long n, int exclusive, const void *seed,
+                                           int seeded, unsigned grid, cudaStream_t stream)
+{
+    return rs_dispatch_block(block, [&](auto b) -> cudaError_t {
+        typedef decltype(b) B;
+        return rs_dispatch(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
+            typedef typename decltype(xt)::type X;
+            typedef typename decltype(tt)::type T;
+            typedef typename decltype(ot)::template apply<T> Op;
+            T seed_v;
+            memset(&seed_v, 0, sizeof seed_v);
+            if (seeded) memcpy(&seed_v, seed, sizeof seed_v);
+            scan_sections<B, X, T, Op><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)out, (T *)totals, n,
+                                                                      exclusive, seed_v, seeded);
+            return rs_launched();
+        });
+    });
+}
+
+extern "C" cudaError_t rs_cu_scan_tile_reduce(int block, int in_dtype, int out_dtype, int op, const void *in,
+                                              void *totals, unsigned long long n, unsigned grid, cudaStream_t stream)
+{
+    return rs_dispatch_block(block, [&](auto b) -> cudaError_t {
+        typedef decltype(b) B;
+        return rs_dispatch(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
+            typedef typename decltype(xt)::type X;
+            typedef typename decltype(tt)::type T;
+            typedef typename decltype(ot)::template apply<T> Op;
+            tile_reduce<B, X, T, Op><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)totals, n);
+            return rs_launched();
+        });
+    });
+}
+
+extern "C" cudaError_t rs_cu_scan_tile_seeded(int block, int in_dtype, int out_dtype, int op, const void *in,
+                                              void *out, const void *carry, unsigned long long n, int exclusive,
+                                              unsigned grid, cudaStream_t stream)
+{
+    return rs_dispatch_block(block, [&](auto b) -> cudaError_t {
+        typedef decltype(b) B;
+        return rs_dispatch(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
+            typedef typename decltype(xt)::type X;
+            typedef typename decltype(tt)::type T;
+            typedef typename decltype(ot)::template apply<T> Op;
+            scan_tile_seeded<B, X, T, Op><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)out, (const T *)carry,
+                                                                         n, exclusive);
+            return rs_launched();
+        });
+    });
+}
+
+extern "C" cudaError_t rs_cu_scan_add_carry(int dtype, int op, void *data, const void *carry, unsigned long long n,
+                                            unsigned long long section, unsigned grid, cudaStream_t stream)
+{
+    if (section == 0) return cudaErrorInvalidValue;
+    return rs_dispatch(dtype, dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
+        (void)xt;
+        typedef typename decltype(tt)::type T;
+        typedef typename decltype(ot)::template apply<T> Op;
+        scan_add_carry<T, Op><<<grid, RS_GROUP, 0, stream>>>((T *)data, (const T *)carry, n, section);
+        return rs_launched();
+    });
+}

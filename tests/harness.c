@@ -1,0 +1,543 @@
+/* Test harness; see harness.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+
+#include <ctype.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+redscan_ctx *h_ctx = NULL;
+
+static const char *g_program = "test";
+static long g_failures, g_checks, g_case_failures, g_printed;
+static char g_case[512];
+static double g_t0;
+static int g_level = 1, g_exact = 1, g_verbose = 0;
+static uint64_t g_seed = 0x5eed0001d00dULL;
+static const char *g_filter = NULL;
+
+#define MAX_PRINTED_PER_CASE 8
+#define MAX_PRINTED 400
+
+double h_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void *h_malloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        printf("FATAL %s: out of host memory (%zu bytes) in case %s\n", g_program, bytes, g_case);
+        exit(1);
+    }
+    return p;
+}
+
+int h_level(void) { return g_level; }
+int h_exact_order(void) { return g_exact; }
+int h_verbose(void) { return g_verbose; }
+
+redscan_ctx *h_open(const char *program)
+{
+    const char *s;
+    g_program = program;
+    g_t0 = h_now();
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if ((s = getenv("REDSCAN_TEST_SEED")) && *s) g_seed = strtoull(s, NULL, 0);
+    if ((s = getenv("REDSCAN_TEST_LEVEL")) && *s) g_level = atoi(s);
+    if ((s = getenv("REDSCAN_TEST_EXACT_ORDER")) && *s) g_exact = atoi(s) != 0;
+    if ((s = getenv("REDSCAN_TEST_VERBOSE")) && *s) g_verbose = atoi(s) != 0;
+    if ((s = getenv("REDSCAN_TEST_FILTER")) && *s) g_filter = s;
+    const char *want = getenv("REDSCAN_BACKEND");
+    redscan_status st = redscan_create(&h_ctx, REDSCAN_BACKEND_AUTO);
+    if (st == REDSCAN_ERR_BACKEND_UNAVAILABLE) {
+        const char *why = redscan_last_error(NULL);
+        printf("SKIP %s: backend '%s' is unavailable here: %s\n", program, want ? want : "auto",
+               why && *why ? why : "(no reason given)");
+        if (!why || !*why) printf("NOTE: redscan_last_error(NULL) gave no reason\n");
+        exit(H_SKIP);
+    }
+    if (st != REDSCAN_OK) {
+        const char *why = redscan_last_error(NULL);
+        printf("FAIL %s: redscan_create(AUTO) with REDSCAN_BACKEND=%s returned %s: %s\n", program,
+               want ? want : "(unset)", redscan_status_string(st), why ? why : "(null)");
+        exit(1);
+    }
+    printf("%s: backend %s, device \"%s\", base seed 0x%" PRIx64 ", level %d%s\n", program,
+           redscan_backend_name(h_ctx), redscan_device_name(h_ctx), g_seed, g_level,
+           g_exact ? "" : ", exact-order checks off");
+    if (want && *want && strcasecmp(want, "auto") != 0 && strcasecmp(want, redscan_backend_name(h_ctx)) != 0) {
+        printf("FAIL %s: REDSCAN_BACKEND=%s but the context runs on %s (silent fallback)\n", program, want,
+               redscan_backend_name(h_ctx));
+        g_failures++;
+    }
+    return h_ctx;
+}
+
+int h_done(void)
+{
+    if (h_ctx) redscan_destroy(h_ctx);
+    h_ctx = NULL;
+    printf("%s: %ld checks, %ld failures, %.1f s\n", g_program, g_checks, g_failures, h_now() - g_t0);
+    if (g_failures) printf("%s: FAILED (reproduce one case with REDSCAN_TEST_FILTER=\"<case text>\")\n", g_program);
+    return g_failures ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ RNG */
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t h_base_seed(void) { return g_seed; }
+
+uint64_t h_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f)
+{
+    uint64_t h = mix64(g_seed);
+    uint64_t v[6] = {a, b, c, d, e, f};
+    for (int i = 0; i < 6; i++) h = mix64(h ^ (v[i] + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
+    return h;
+}
+
+void h_rng_init(h_rng *r, uint64_t seed) { r->s = seed; }
+
+uint64_t h_rng_u64(h_rng *r)
+{
+    r->s += 0x9e3779b97f4a7c15ULL;
+    return mix64(r->s);
+}
+
+uint64_t h_rng_below(h_rng *r, uint64_t bound)
+{
+    if (bound <= 1) return 0;
+    return h_rng_u64(r) % bound; /* the bias is irrelevant here */
+}
+
+double h_rng_unit(h_rng *r) { return (double)(h_rng_u64(r) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* ------------------------------------------------------------------ generators */
+
+const char *h_gen_name(h_gen g)
+{
+    static const char *names[] = {"plain", "edge", "nan", "inf", "tiny"};
+    return (unsigned)g < GEN_COUNT ? names[g] : "?";
+}
+
+int h_gen_count(redscan_dtype dt) { return ref_is_float(dt) ? GEN_COUNT : 2; }
+
+ref_val h_nan(redscan_dtype dt, uint32_t payload, int negative)
+{
+    ref_val v = ref_zero();
+    if (dt == REDSCAN_FLOAT32) v.u32 = 0x7fc00000u | (payload & 0x003fffffu) | (negative ? 0x80000000u : 0);
+    else v.u64 = 0x7ff8000000000000ULL | (uint64_t)payload | (negative ? 0x8000000000000000ULL : 0);
+    return v;
+}
+
+ref_val h_poison(redscan_op op, redscan_dtype dt)
+{
+    if (ref_is_float(dt)) return h_nan(dt, 0xdead, 0);
+    ref_val v = ref_zero();
+    switch (op) {
+    case REDSCAN_SUM: v.u64 = 0x5a5a5a5a5a5a5a5aULL; return v;
+    case REDSCAN_PROD: return v; /* 0 */
+    case REDSCAN_MIN: return ref_type_min(dt);
+    default: return ref_type_max(dt);
+    }
+}
+
+static ref_val from_i64(redscan_dtype dt, int64_t x)
+{
+    ref_val v = ref_zero();
+    switch (dt) {
+    case REDSCAN_INT32: v.i32 = (int32_t)x; break;
+    case REDSCAN_UINT32: v.u32 = (uint32_t)x; break;
+    case REDSCAN_INT64: v.i64 = x; break;
+    case REDSCAN_UINT64: v.u64 = (uint64_t)x; break;
+    case REDSCAN_FLOAT32: v.f32 = (float)x; break;
+    case REDSCAN_FLOAT64: v.f64 = (double)x; break;
+    default: break;
+    }
+    return v;
+}
+
+static ref_val from_double(redscan_dtype dt, double x)
+{
+    ref_val v = ref_zero();
+    if (dt == REDSCAN_FLOAT32) v.f32 = (float)x;
+    else v.f64 = x;
+    return v;
+}
+
+static ref_val int_plain(h_rng *r, redscan_dtype dt, redscan_op op, uint64_t window_base)
+{
+    ref_val v = ref_zero();
+    uint64_t bits = h_rng_u64(r);
+    switch (op) {
+    case REDSCAN_SUM: v.u64 = bits; break;
+    case REDSCAN_PROD: v.u64 = bits | 1u; break; /* odd: the product never becomes 0, it wraps */
+    default: v.u64 = window_base + h_rng_below(r, 4096); break; /* many ties, extremes inside the range */
+    }
+    if (ref_size(dt) == 4) v.u64 &= 0xffffffffu, v.b[4] = v.b[5] = v.b[6] = v.b[7] = 0;
+    return v;
+}
+
+static ref_val int_edge(h_rng *r, redscan_dtype dt, redscan_op op)
+{
+    if (op == REDSCAN_PROD) {
+        switch (h_rng_below(r, 4)) {
+        case 0: return from_i64(dt, 1);
+        case 1: return from_i64(dt, -1); /* all ones: UINT max for unsigned */
+        case 2: return ref_type_max(dt);
+        default: return from_i64(dt, 3);
+        }
+    }
+    switch (h_rng_below(r, 7)) {
+    case 0: return from_i64(dt, 0);
+    case 1: return from_i64(dt, 1);
+    case 2: return from_i64(dt, -1);
+    case 3: return ref_type_max(dt);
+    case 4: return ref_type_min(dt);
+    case 5: { ref_val v = ref_type_max(dt); v.u64 -= 1; return v; }
+    default: { ref_val v = ref_type_min(dt); v.u64 += 1; if (ref_size(dt) == 4) v.b[4] = v.b[5] = v.b[6] = v.b[7] = 0; return v; }
+    }
+}
+
+static double sized(h_rng *r, int lo_exp, int hi_exp)
+{
+    double m = 1.0 + h_rng_unit(r);
+    int e = lo_exp + (int)h_rng_below(r, (uint64_t)(hi_exp - lo_exp + 1));
+    double x = ldexp(m, e);
+    return (h_rng_u64(r) & 1) ? -x : x;
+}
+
+static ref_val float_plain(h_rng *r, redscan_dtype dt, redscan_op op, double prod_rate)
+{
+    switch (op) {
+    case REDSCAN_SUM:
+        return from_double(dt, sized(r, -4, 3));
+    case REDSCAN_PROD:
+        if (h_rng_unit(r) < prod_rate) {
+            double x = exp2(2.0 * h_rng_unit(r) - 1.0); /* [0.5, 2], log-symmetric */
+            return from_double(dt, (h_rng_u64(r) & 1) ? -x : x);
+        }
+        return from_double(dt, (h_rng_u64(r) & 1) ? -1.0 : 1.0);
+    default:
+        return from_double(dt, sized(r, -20, 20));
+    }
+}
+
+static ref_val float_denormal(h_rng *r, redscan_dtype dt)
+{
+    ref_val v = ref_zero();
+    if (dt == REDSCAN_FLOAT32) v.u32 = (uint32_t)(1 + h_rng_below(r, 0x007fffffu)) | ((h_rng_u64(r) & 1) ? 0x80000000u : 0);
+    else v.u64 = (1 + h_rng_below(r, 0x000fffffffffffffULL)) | ((h_rng_u64(r) & 1) ? 0x8000000000000000ULL : 0);
+    return v;
+}
+
+static ref_val float_edge(h_rng *r, redscan_dtype dt, redscan_op op)
+{
+    const int f32 = dt == REDSCAN_FLOAT32;
+    const double big = f32 ? ldexp(1.0, 100) : ldexp(1.0, 900); /* n * big cannot overflow (n < 2^27) */
+    const double small = f32 ? ldexp(1.0, -100) : ldexp(1.0, -900);
+    const double tmin = f32 ? (double)FLT_MIN : DBL_MIN;
+    const double tmax = f32 ? (double)FLT_MAX : DBL_MAX;
+    const double denorm_min = f32 ? (double)FLT_TRUE_MIN : DBL_TRUE_MIN;
+    if (op == REDSCAN_PROD) {
+        switch (h_rng_below(r, 3)) {
+        case 0: return from_double(dt, -1.0);
+        case 1: return from_double(dt, ldexp((h_rng_u64(r) & 1) ? -1.0 : 1.0, (int)h_rng_below(r, 9) - 4)); /* exact */
+        default: return from_double(dt, 1.0);
+        }
+    }
+    unsigned k = (unsigned)h_rng_below(r, op == REDSCAN_SUM ? 10 : 13);
+    switch (k) {
+    case 0: return from_double(dt, 0.0);
+    case 1: return from_double(dt, -0.0);
+    case 2: return float_denormal(r, dt);
+    case 3: return from_double(dt, (h_rng_u64(r) & 1) ? denorm_min : -denorm_min);
+    case 4: return from_double(dt, (h_rng_u64(r) & 1) ? tmin : -tmin);
+    case 5: return from_double(dt, (h_rng_u64(r) & 1) ? big : -big);
+    case 6: return from_double(dt, sized(r, f32 ? 90 : 800, f32 ? 100 : 900));
+    case 7: return from_double(dt, (h_rng_u64(r) & 1) ? small : -small);
+    case 8: return from_double(dt, sized(r, f32 ? -120 : -1000, f32 ? -90 : -900));
+    case 9: return from_double(dt, (h_rng_u64(r) & 1) ? 1.0 : -1.0);
+    /* min / max only: */
+    case 10: return from_double(dt, (h_rng_u64(r) & 1) ? tmax : -tmax);
+    case 11: return from_double(dt, INFINITY);
+    default: return from_double(dt, -INFINITY);
+    }
+}
+
+void h_generate(h_rng *r, redscan_dtype dt, redscan_op op, h_gen g, void *dst, size_t n)
+{
+    if (n == 0) return;
+    const int isf = ref_is_float(dt);
+    /* prod of floats: a bounded number of non-trivial factors keeps the product in range */
+    const double prod_rate = n <= 256 ? 0.5 : 128.0 / (double)n;
+    const double edge_prod_rate = n <= 1024 ? 1.0 / 16 : 64.0 / (double)n; /* factors up to 2^+-4 */
+    uint64_t window = h_rng_u64(r);
+    if (ref_is_signed(dt)) {
+        /* window inside the type, not touching the extremes */
+        int64_t lo = ref_size(dt) == 4 ? (int64_t)INT32_MIN + 8192 : INT64_MIN + 8192;
+        uint64_t span = ref_size(dt) == 4 ? (uint64_t)UINT32_MAX - 16384 : UINT64_MAX - 16384;
+        window = (uint64_t)lo + window % span; /* wraps: two's complement of a value in [lo, lo + span) */
+    } else {
+        window %= ref_size(dt) == 4 ? (uint64_t)UINT32_MAX - 8192 : UINT64_MAX - 8192;
+        window += 1; /* never 0, so padding with 0 instead of the max identity shows */
+    }
+    if (!isf && g != GEN_PLAIN) g = GEN_EDGE;
+    if (op == REDSCAN_PROD && g == GEN_TINY) g = GEN_EDGE; /* products of tiny values underflow: no bound holds */
+    for (size_t i = 0; i < n; i++) {
+        ref_val v;
+        if (isf && g == GEN_TINY) {
+            v = (h_rng_u64(r) % 8) ? float_denormal(r, dt)
+                                   : from_double(dt, sized(r, dt == REDSCAN_FLOAT32 ? -127 : -1023,
+                                                           dt == REDSCAN_FLOAT32 ? -125 : -1021));
+        } else if (g != GEN_PLAIN && (op == REDSCAN_PROD && isf ? h_rng_unit(r) < edge_prod_rate : h_rng_below(r, 16) == 0)) {
+            v = isf ? float_edge(r, dt, op) : int_edge(r, dt, op);
+        } else {
+            v = isf ? float_plain(r, dt, op, prod_rate) : int_plain(r, dt, op, window);
+            /* min/max: duplicate an earlier value now and then (ties) */
+            if ((op == REDSCAN_MIN || op == REDSCAN_MAX) && i > 0 && h_rng_below(r, 8) == 0)
+                v = ref_load(dt, dst, h_rng_below(r, i));
+        }
+        ref_store(dt, dst, i, v);
+    }
+    /* planted values */
+    if (!isf) {
+        if (op == REDSCAN_PROD && g == GEN_EDGE && h_rng_below(r, 2) == 0) {
+            size_t at = (size_t)h_rng_below(r, n);
+            ref_store(dt, dst, at, (h_rng_u64(r) & 1) ? from_i64(dt, 0) : ref_type_min(dt));
+        }
+        return;
+    }
+    if (op == REDSCAN_PROD && g == GEN_EDGE && h_rng_below(r, 4) == 0)
+        ref_store(dt, dst, (size_t)h_rng_below(r, n), from_double(dt, (h_rng_u64(r) & 1) ? 0.0 : -0.0));
+    if (g == GEN_NAN) {
+        if (op == REDSCAN_MIN || op == REDSCAN_MAX) {
+            size_t count = 1 + (size_t)h_rng_below(r, 3) + n / 200;
+            for (size_t c = 0; c < count; c++)
+                ref_store(dt, dst, (size_t)h_rng_below(r, n),
+                          h_nan(dt, (uint32_t)h_rng_below(r, 1u << 20) + 1, (int)(h_rng_u64(r) & 1)));
+        } else {
+            ref_store(dt, dst, (size_t)h_rng_below(r, n), h_nan(dt, (uint32_t)h_rng_below(r, 1u << 20), 0));
+        }
+    } else if (g == GEN_INF) {
+        ref_store(dt, dst, (size_t)h_rng_below(r, n), from_double(dt, INFINITY));
+        if (h_rng_below(r, 2) == 0) ref_store(dt, dst, (size_t)h_rng_below(r, n), from_double(dt, -INFINITY));
+        if (op == REDSCAN_PROD && h_rng_below(r, 3) == 0)
+            ref_store(dt, dst, (size_t)h_rng_below(r, n), from_double(dt, 0.0));
+    }
+}
+
+/* ------------------------------------------------------------------ cases and checks */
+
+int h_case(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_case, sizeof g_case, fmt, ap);
+    va_end(ap);
+    g_case_failures = 0;
+    if (g_filter && !strstr(g_case, g_filter)) return 0;
+    if (g_verbose) printf("case %s\n", g_case);
+    return 1;
+}
+
+const char *h_case_str(void) { return g_case; }
+long h_failures(void) { return g_failures; }
+long h_checks(void) { return g_checks; }
+
+const char *h_last_error(void)
+{
+    const char *e = redscan_last_error(h_ctx);
+    return e ? e : "(null)";
+}
+
+int h_check(int ok, const char *file, int line, const char *fmt, ...)
+{
+    g_checks++;
+    if (ok) return 1;
+    g_failures++;
+    g_case_failures++;
+    if (g_case_failures <= MAX_PRINTED_PER_CASE && g_printed < MAX_PRINTED) {
+        char msg[2048];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        const char *base = strrchr(file, '/');
+        printf("FAIL [%s] %s (%s:%d)\n", g_case, msg, base ? base + 1 : file, line);
+        g_printed++;
+        if (g_printed == MAX_PRINTED) printf("(further failures are counted, not printed)\n");
+    }
+    return 0;
+}
+
+const char *h_fmt(redscan_dtype dt, ref_val v, char buf[96])
+{
+    switch (dt) {
+    case REDSCAN_INT32: snprintf(buf, 96, "%" PRId32 " [0x%08" PRIx32 "]", v.i32, v.u32); break;
+    case REDSCAN_UINT32: snprintf(buf, 96, "%" PRIu32 " [0x%08" PRIx32 "]", v.u32, v.u32); break;
+    case REDSCAN_INT64: snprintf(buf, 96, "%" PRId64 " [0x%016" PRIx64 "]", v.i64, v.u64); break;
+    case REDSCAN_UINT64: snprintf(buf, 96, "%" PRIu64 " [0x%016" PRIx64 "]", v.u64, v.u64); break;
+    case REDSCAN_FLOAT32: snprintf(buf, 96, "%.9g [0x%08" PRIx32 "]", (double)v.f32, v.u32); break;
+    case REDSCAN_FLOAT64: snprintf(buf, 96, "%.17g [0x%016" PRIx64 "]", v.f64, v.u64); break;
+    default: snprintf(buf, 96, "[0x%016" PRIx64 "]", v.u64); break;
+    }
+    return buf;
+}
+
+size_t h_compare(redscan_op op, redscan_dtype dt, const void *got, const void *want, size_t n, int bitwise,
+                 const char *file, int line, const char *what)
+{
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++) {
+        ref_val g = ref_load(dt, got, i), w = ref_load(dt, want, i);
+        int eq = bitwise ? ref_bits_equal(dt, g, w) : ref_result_equal(op, dt, g, w);
+        if (!eq) {
+            if (bad < 3) {
+                char a[96], b[96];
+                h_check(0, file, line, "%s: index %zu: got %s, want %s", what, i, h_fmt(dt, g, a), h_fmt(dt, w, b));
+            }
+            if (!bad) first = i;
+            bad++;
+        }
+    }
+    if (bad > 3) h_check(0, file, line, "%s: %zu of %zu elements differ (first at %zu)", what, bad, n, first);
+    else if (!bad) g_checks++;
+    return bad;
+}
+
+size_t h_memdiff(const void *a, const void *b, size_t bytes)
+{
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    for (size_t i = 0; i < bytes; i++)
+        if (x[i] != y[i]) return i;
+    return (size_t)-1;
+}
+
+/* ------------------------------------------------------------------ buffers */
+
+void h_fill(redscan_dtype dt, void *dst, size_t n, ref_val v)
+{
+    if (!dt) {
+        memset(dst, 0xA5, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) ref_store(dt, dst, i, v);
+}
+
+redscan_buffer *h_buffer(size_t bytes)
+{
+    redscan_buffer *b = NULL;
+    redscan_status st = redscan_buffer_create(h_ctx, bytes, &b);
+    if (!CHECK(st == REDSCAN_OK && b, "redscan_buffer_create(%zu) returned %s: %s", bytes, redscan_status_string(st),
+               h_last_error()))
+        return NULL;
+    return b;
+}
+
+redscan_buffer *h_buffer_with(const void *src, size_t src_bytes, size_t bytes, redscan_dtype fill_dt, ref_val fill)
+{
+    redscan_buffer *b = h_buffer(bytes);
+    if (!b) return NULL;
+    if (bytes > src_bytes) {
+        size_t es = fill_dt ? ref_size(fill_dt) : 1;
+        size_t tail = bytes - src_bytes;
+        unsigned char *t = (unsigned char *)h_malloc(tail);
+        if (fill_dt) h_fill(fill_dt, t, tail / es, fill);
+        else memset(t, 0xA5, tail);
+        if (tail % es) memset(t + tail - tail % es, 0xA5, tail % es);
+        redscan_status st = redscan_buffer_write(h_ctx, b, src_bytes, t, tail);
+        CHECK_OK(st, "redscan_buffer_write(tail)");
+        free(t);
+    }
+    if (src_bytes) {
+        redscan_status st = redscan_buffer_write(h_ctx, b, 0, src, src_bytes);
+        CHECK_OK(st, "redscan_buffer_write");
+    }
+    return b;
+}
+
+/* ------------------------------------------------------------------ env-forced algorithms */
+
+const char *h_algo_str(redscan_reduce_algo a)
+{
+    switch (a) {
+    case REDSCAN_REDUCE_AUTO: return "auto";
+    case REDSCAN_REDUCE_TREE: return "tree";
+    case REDSCAN_REDUCE_INTERLEAVED: return "interleaved";
+    case REDSCAN_REDUCE_COARSENED: return "coarsened";
+    default: return "?";
+    }
+}
+
+const char *h_block_str(redscan_block_scan b)
+{
+    switch (b) {
+    case REDSCAN_BLOCK_AUTO: return "auto";
+    case REDSCAN_BLOCK_KOGGE_STONE: return "kogge_stone";
+    case REDSCAN_BLOCK_KOGGE_STONE_DB: return "kogge_stone_db";
+    case REDSCAN_BLOCK_BRENT_KUNG: return "brent_kung";
+    case REDSCAN_BLOCK_COARSENED: return "coarsened";
+    default: return "?";
+    }
+}
+
+const char *h_grid_str(redscan_grid_scan g)
+{
+    switch (g) {
+    case REDSCAN_GRID_AUTO: return "auto";
+    case REDSCAN_GRID_HIERARCHICAL: return "hierarchical";
+    case REDSCAN_GRID_REDUCE_THEN_SCAN: return "reduce_then_scan";
+    case REDSCAN_GRID_SINGLE_PASS: return "single_pass";
+    default: return "?";
+    }
+}
+
+static int env_is(const char *var, const char *mine, const char *libs)
+{
+    const char *v = getenv(var);
+    if (!v || !*v) return 0;
+    return strcasecmp(v, mine) == 0 || (libs && strcasecmp(v, libs) == 0);
+}
+
+redscan_reduce_algo h_env_reduce_algo(void)
+{
+    for (int a = REDSCAN_REDUCE_TREE; a <= REDSCAN_REDUCE_COARSENED; a++)
+        if (env_is("REDSCAN_REDUCE_ALGO", h_algo_str((redscan_reduce_algo)a),
+                   redscan_reduce_algo_name((redscan_reduce_algo)a)))
+            return (redscan_reduce_algo)a;
+    return REDSCAN_REDUCE_AUTO;
+}
+
+redscan_block_scan h_env_block(void)
+{
+    for (int b = REDSCAN_BLOCK_KOGGE_STONE; b <= REDSCAN_BLOCK_COARSENED; b++)
+        if (env_is("REDSCAN_SCAN_BLOCK", h_block_str((redscan_block_scan)b),
+                   redscan_block_scan_name((redscan_block_scan)b)))
+            return (redscan_block_scan)b;
+    return REDSCAN_BLOCK_AUTO;
+}
+
+redscan_grid_scan h_env_grid(void)
+{
+    for (int g = REDSCAN_GRID_HIERARCHICAL; g <= REDSCAN_GRID_SINGLE_PASS; g++)
+        if (env_is("REDSCAN_SCAN_GRID", h_grid_str((redscan_grid_scan)g), redscan_grid_scan_name((redscan_grid_scan)g)))
+            return (redscan_grid_scan)g;
+    return REDSCAN_GRID_AUTO;
+}

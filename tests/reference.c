@@ -1,0 +1,691 @@
+/* Host references; see reference.h for what each one promises and for the derivation of the bounds. */
+#include "reference.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ element basics */
+
+size_t ref_size(redscan_dtype dt)
+{
+    switch (dt) {
+    case REDSCAN_INT32: case REDSCAN_UINT32: case REDSCAN_FLOAT32: return 4;
+    case REDSCAN_INT64: case REDSCAN_UINT64: case REDSCAN_FLOAT64: return 8;
+    default: return 0;
+    }
+}
+
+int ref_is_float(redscan_dtype dt) { return dt == REDSCAN_FLOAT32 || dt == REDSCAN_FLOAT64; }
+int ref_is_signed(redscan_dtype dt) { return dt == REDSCAN_INT32 || dt == REDSCAN_INT64; }
+
+const char *ref_dtype_str(redscan_dtype dt)
+{
+    switch (dt) {
+    case REDSCAN_INT32: return "int32";
+    case REDSCAN_UINT32: return "uint32";
+    case REDSCAN_INT64: return "int64";
+    case REDSCAN_UINT64: return "uint64";
+    case REDSCAN_FLOAT32: return "float32";
+    case REDSCAN_FLOAT64: return "float64";
+    default: return "none";
+    }
+}
+
+const char *ref_op_str(redscan_op op)
+{
+    switch (op) {
+    case REDSCAN_SUM: return "sum";
+    case REDSCAN_PROD: return "prod";
+    case REDSCAN_MIN: return "min";
+    case REDSCAN_MAX: return "max";
+    default: return "?";
+    }
+}
+
+ref_val ref_zero(void)
+{
+    ref_val v;
+    memset(&v, 0, sizeof v);
+    return v;
+}
+
+ref_val ref_load(redscan_dtype dt, const void *p, size_t i)
+{
+    ref_val v = ref_zero();
+    size_t s = ref_size(dt);
+    memcpy(v.b, (const unsigned char *)p + i * s, s);
+    return v;
+}
+
+void ref_store(redscan_dtype dt, void *p, size_t i, ref_val v)
+{
+    size_t s = ref_size(dt);
+    memcpy((unsigned char *)p + i * s, v.b, s);
+}
+
+redscan_dtype ref_widening(redscan_dtype dt)
+{
+    switch (dt) {
+    case REDSCAN_INT32: return REDSCAN_INT64;
+    case REDSCAN_UINT32: return REDSCAN_UINT64;
+    case REDSCAN_FLOAT32: return REDSCAN_FLOAT64;
+    default: return (redscan_dtype)0;
+    }
+}
+
+ref_val ref_convert(redscan_dtype from, redscan_dtype to, ref_val v)
+{
+    ref_val r = ref_zero();
+    if (from == to) return v;
+    if (from == REDSCAN_INT32 && to == REDSCAN_INT64) r.i64 = v.i32;
+    else if (from == REDSCAN_UINT32 && to == REDSCAN_UINT64) r.u64 = v.u32;
+    else if (from == REDSCAN_FLOAT32 && to == REDSCAN_FLOAT64) r.f64 = (double)v.f32;
+    else abort(); /* a test bug: only widenings are documented */
+    return r;
+}
+
+ref_val ref_type_max(redscan_dtype dt)
+{
+    ref_val v = ref_zero();
+    switch (dt) {
+    case REDSCAN_INT32: v.i32 = INT32_MAX; break;
+    case REDSCAN_UINT32: v.u32 = UINT32_MAX; break;
+    case REDSCAN_INT64: v.i64 = INT64_MAX; break;
+    case REDSCAN_UINT64: v.u64 = UINT64_MAX; break;
+    case REDSCAN_FLOAT32: v.f32 = INFINITY; break;
+    case REDSCAN_FLOAT64: v.f64 = INFINITY; break;
+    default: break;
+    }
+    return v;
+}
+
+ref_val ref_type_min(redscan_dtype dt)
+{
+    ref_val v = ref_zero();
+    switch (dt) {
+    case REDSCAN_INT32: v.i32 = INT32_MIN; break;
+    case REDSCAN_UINT32: v.u32 = 0; break;
+    case REDSCAN_INT64: v.i64 = INT64_MIN; break;
+    case REDSCAN_UINT64: v.u64 = 0; break;
+    case REDSCAN_FLOAT32: v.f32 = -INFINITY; break;
+    case REDSCAN_FLOAT64: v.f64 = -INFINITY; break;
+    default: break;
+    }
+    return v;
+}
+
+static ref_val one_of(redscan_dtype dt)
+{
+    ref_val v = ref_zero();
+    switch (dt) {
+    case REDSCAN_INT32: v.i32 = 1; break;
+    case REDSCAN_UINT32: v.u32 = 1; break;
+    case REDSCAN_INT64: v.i64 = 1; break;
+    case REDSCAN_UINT64: v.u64 = 1; break;
+    case REDSCAN_FLOAT32: v.f32 = 1.0f; break;
+    case REDSCAN_FLOAT64: v.f64 = 1.0; break;
+    default: break;
+    }
+    return v;
+}
+
+ref_val ref_identity(redscan_op op, redscan_dtype dt)
+{
+    ref_val v = ref_zero();
+    switch (op) {
+    case REDSCAN_SUM:
+        if (dt == REDSCAN_FLOAT32) v.f32 = -0.0f;
+        else if (dt == REDSCAN_FLOAT64) v.f64 = -0.0;
+        return v; /* integers: all-zero bits */
+    case REDSCAN_PROD: return one_of(dt);
+    case REDSCAN_MIN: return ref_type_max(dt);
+    case REDSCAN_MAX: return ref_type_min(dt);
+    default: return v;
+    }
+}
+
+ref_val ref_empty_result(redscan_op op, redscan_dtype dt)
+{
+    if (op == REDSCAN_SUM) return ref_zero(); /* +0 / +0.0, documented */
+    return ref_identity(op, dt);
+}
+
+int ref_isnan(redscan_dtype dt, ref_val v)
+{
+    if (dt == REDSCAN_FLOAT32) return isnan(v.f32) != 0;
+    if (dt == REDSCAN_FLOAT64) return isnan(v.f64) != 0;
+    return 0;
+}
+
+double ref_to_double(redscan_dtype dt, ref_val v)
+{
+    switch (dt) {
+    case REDSCAN_INT32: return (double)v.i32;
+    case REDSCAN_UINT32: return (double)v.u32;
+    case REDSCAN_INT64: return (double)v.i64;
+    case REDSCAN_UINT64: return (double)v.u64;
+    case REDSCAN_FLOAT32: return (double)v.f32;
+    case REDSCAN_FLOAT64: return v.f64;
+    default: return 0.0;
+    }
+}
+
+long double ref_to_ld(redscan_dtype dt, ref_val v)
+{
+    switch (dt) {
+    case REDSCAN_INT32: return (long double)v.i32;
+    case REDSCAN_UINT32: return (long double)v.u32;
+    case REDSCAN_INT64: return (long double)v.i64;
+    case REDSCAN_UINT64: return (long double)v.u64;
+    case REDSCAN_FLOAT32: return (long double)v.f32;
+    case REDSCAN_FLOAT64: return (long double)v.f64;
+    default: return 0.0L;
+    }
+}
+
+/* -1, 0, 1 for a < b, a == b, a > b (floats: not NaN here; -0.0 == +0.0). */
+static int cmp_val(redscan_dtype dt, ref_val a, ref_val b)
+{
+    switch (dt) {
+    case REDSCAN_INT32: return (a.i32 > b.i32) - (a.i32 < b.i32);
+    case REDSCAN_UINT32: return (a.u32 > b.u32) - (a.u32 < b.u32);
+    case REDSCAN_INT64: return (a.i64 > b.i64) - (a.i64 < b.i64);
+    case REDSCAN_UINT64: return (a.u64 > b.u64) - (a.u64 < b.u64);
+    case REDSCAN_FLOAT32: return (a.f32 > b.f32) - (a.f32 < b.f32);
+    case REDSCAN_FLOAT64: return (a.f64 > b.f64) - (a.f64 < b.f64);
+    default: return 0;
+    }
+}
+
+ref_val ref_combine(redscan_op op, redscan_dtype dt, ref_val a, ref_val b)
+{
+    ref_val r = ref_zero();
+    switch (op) {
+    case REDSCAN_SUM:
+        switch (dt) {
+        case REDSCAN_INT32: case REDSCAN_UINT32: r.u32 = a.u32 + b.u32; break;
+        case REDSCAN_INT64: case REDSCAN_UINT64: r.u64 = a.u64 + b.u64; break;
+        case REDSCAN_FLOAT32: { volatile float x = a.f32 + b.f32; r.f32 = x; } break;
+        case REDSCAN_FLOAT64: { volatile double x = a.f64 + b.f64; r.f64 = x; } break;
+        default: break;
+        }
+        return r;
+    case REDSCAN_PROD:
+        switch (dt) {
+        case REDSCAN_INT32: case REDSCAN_UINT32: r.u32 = a.u32 * b.u32; break;
+        case REDSCAN_INT64: case REDSCAN_UINT64: r.u64 = a.u64 * b.u64; break;
+        case REDSCAN_FLOAT32: { volatile float x = a.f32 * b.f32; r.f32 = x; } break;
+        case REDSCAN_FLOAT64: { volatile double x = a.f64 * b.f64; r.f64 = x; } break;
+        default: break;
+        }
+        return r;
+    case REDSCAN_MIN:
+    case REDSCAN_MAX:
+        if (ref_isnan(dt, a)) return a;
+        if (ref_isnan(dt, b)) return b;
+        if (op == REDSCAN_MIN) return cmp_val(dt, b, a) < 0 ? b : a;
+        return cmp_val(dt, b, a) > 0 ? b : a;
+    default:
+        return r;
+    }
+}
+
+int ref_bits_equal(redscan_dtype dt, ref_val a, ref_val b)
+{
+    return memcmp(a.b, b.b, ref_size(dt)) == 0;
+}
+
+int ref_result_equal(redscan_op op, redscan_dtype dt, ref_val a, ref_val b)
+{
+    if ((op == REDSCAN_SUM || op == REDSCAN_PROD) && ref_is_float(dt) && ref_isnan(dt, a) && ref_isnan(dt, b))
+        return 1;
+    return ref_bits_equal(dt, a, b);
+}
+
+/* ------------------------------------------------------------------ reductions */
+
+static ref_val *to_vals(redscan_dtype dt, redscan_dtype out_dt, const void *in, size_t n)
+{
+    ref_val *v = (ref_val *)malloc((n ? n : 1) * sizeof *v);
+    if (!v) abort();
+    for (size_t i = 0; i < n; i++) v[i] = ref_convert(dt, out_dt, ref_load(dt, in, i));
+    return v;
+}
+
+ref_val ref_reduce_seq(redscan_op op, redscan_dtype dt, redscan_dtype out_dt, const void *in, size_t n)
+{
+    if (n == 0) return ref_empty_result(op, out_dt);
+    ref_val acc = ref_identity(op, out_dt);
+    for (size_t i = 0; i < n; i++) acc = ref_combine(op, out_dt, acc, ref_convert(dt, out_dt, ref_load(dt, in, i)));
+    return acc;
+}
+
+size_t ref_reduce_tile(redscan_reduce_algo algo)
+{
+    switch (algo) {
+    case REDSCAN_REDUCE_TREE: return 512;
+    case REDSCAN_REDUCE_INTERLEAVED: return 256;
+    case REDSCAN_REDUCE_COARSENED: return 4096;
+    default: return 256; /* AUTO: smallest tile = most passes (for the bound) */
+    }
+}
+
+#define GROUP 256
+
+/* Sequential addressing over l[0..256). */
+static ref_val seq_addressing(redscan_op op, redscan_dtype T, ref_val *l)
+{
+    for (unsigned s = GROUP / 2; s > 0; s >>= 1)
+        for (unsigned t = 0; t < s; t++) l[t] = ref_combine(op, T, l[t], l[t + s]);
+    return l[0];
+}
+
+/* One tile (x holds TILE values, already padded with the identity). */
+static ref_val reduce_tile(redscan_reduce_algo algo, redscan_op op, redscan_dtype T, const ref_val *x)
+{
+    ref_val l[GROUP];
+    switch (algo) {
+    case REDSCAN_REDUCE_TREE:
+        for (unsigned t = 0; t < GROUP; t++) l[t] = ref_combine(op, T, x[t], x[t + GROUP]);
+        return seq_addressing(op, T, l);
+    case REDSCAN_REDUCE_INTERLEAVED:
+        for (unsigned t = 0; t < GROUP; t++) l[t] = x[t];
+        for (unsigned s = 1; s < GROUP; s <<= 1)
+            for (unsigned t = 0; t < GROUP; t++)
+                if (t % (2 * s) == 0) l[t] = ref_combine(op, T, l[t], l[t + s]);
+        return l[0];
+    case REDSCAN_REDUCE_COARSENED: {
+        const unsigned V = 4, K = 4;
+        for (unsigned t = 0; t < GROUP; t++) {
+            ref_val acc = ref_identity(op, T);
+            for (unsigned k = 0; k < K; k++)
+                for (unsigned v = 0; v < V; v++) acc = ref_combine(op, T, acc, x[k * GROUP * V + t * V + v]);
+            l[t] = acc;
+        }
+        return seq_addressing(op, T, l);
+    }
+    default:
+        abort();
+    }
+}
+
+ref_val ref_reduce_emulate(redscan_reduce_algo algo, redscan_op op, redscan_dtype dt, redscan_dtype out_dt,
+                           const void *in, size_t n)
+{
+    if (n == 0) return ref_empty_result(op, out_dt);
+    const size_t tile = ref_reduce_tile(algo);
+    ref_val *cur = to_vals(dt, out_dt, in, n);
+    ref_val *buf = (ref_val *)malloc(tile * sizeof *buf);
+    if (!buf) abort();
+    size_t m = n;
+    const ref_val id = ref_identity(op, out_dt);
+    do {
+        size_t tiles = (m + tile - 1) / tile;
+        for (size_t g = 0; g < tiles; g++) {
+            for (size_t i = 0; i < tile; i++) {
+                size_t k = g * tile + i;
+                buf[i] = k < m ? cur[k] : id;
+            }
+            cur[g] = reduce_tile(algo, op, out_dt, buf); /* g <= g*tile: never overwrites unread input */
+        }
+        m = tiles;
+    } while (m > 1);
+    ref_val r = cur[0];
+    free(buf);
+    free(cur);
+    return r;
+}
+
+static unsigned reduce_passes(size_t tile, size_t n)
+{
+    unsigned p = 0;
+    size_t m = n ? n : 1;
+    do {
+        m = (m + tile - 1) / tile;
+        p++;
+    } while (m > 1);
+    return p;
+}
+
+unsigned ref_reduce_depth(redscan_reduce_algo algo, size_t n)
+{
+    switch (algo) {
+    case REDSCAN_REDUCE_TREE: return reduce_passes(512, n) * 9;
+    case REDSCAN_REDUCE_INTERLEAVED: return reduce_passes(256, n) * 8;
+    case REDSCAN_REDUCE_COARSENED: return reduce_passes(4096, n) * 24;
+    default: {
+        unsigned a = ref_reduce_depth(REDSCAN_REDUCE_TREE, n), b = ref_reduce_depth(REDSCAN_REDUCE_INTERLEAVED, n),
+                 c = ref_reduce_depth(REDSCAN_REDUCE_COARSENED, n);
+        unsigned m = a > b ? a : b;
+        return m > c ? m : c;
+    }
+    }
+}
+
+/* ------------------------------------------------------------------ long double accumulators */
+
+void ref_ld_init(ref_ld_acc *a, redscan_op op)
+{
+    memset(a, 0, sizeof *a);
+    a->value = op == REDSCAN_PROD ? 1.0L : 0.0L;
+}
+
+void ref_ld_add(ref_ld_acc *a, redscan_op op, long double x, int isnan_x)
+{
+    if (isnan_x) {
+        a->nan++;
+        return;
+    }
+    if (op == REDSCAN_SUM) {
+        if (isinf(x)) {
+            if (x > 0) a->pinf++;
+            else a->ninf++;
+            return;
+        }
+        a->abs_sum += fabsl(x);
+        long double t = a->value + x; /* Neumaier */
+        if (fabsl(a->value) >= fabsl(x)) a->comp += (a->value - t) + x;
+        else a->comp += (x - t) + a->value;
+        a->value = t;
+        return;
+    }
+    /* prod */
+    if (signbit(x)) a->neg ^= 1;
+    if (isinf(x)) {
+        a->pinf++; /* sign kept in neg */
+        return;
+    }
+    if (x == 0) {
+        a->zero++;
+        return;
+    }
+    if (fabsl(x) != 1.0L) a->nontrivial++;
+    a->value *= fabsl(x);
+}
+
+long double ref_ld_value(const ref_ld_acc *a, redscan_op op)
+{
+    if (op == REDSCAN_SUM) {
+        if (a->nan || (a->pinf && a->ninf)) return NAN;
+        if (a->pinf) return INFINITY;
+        if (a->ninf) return -INFINITY;
+        return a->value + a->comp;
+    }
+    if (a->nan || (a->pinf && a->zero)) return NAN;
+    long double mag = a->pinf ? (long double)INFINITY : a->zero ? 0.0L : a->value;
+    return a->neg ? -mag : mag;
+}
+
+int ref_fbound_ok(redscan_op op, redscan_dtype out_dt, ref_val got, const ref_ld_acc *a, unsigned depth,
+                  double *err, double *bound)
+{
+    long double ref = ref_ld_value(a, op);
+    long double g = ref_to_ld(out_dt, got);
+    long double eps = out_dt == REDSCAN_FLOAT32 ? (long double)FLT_EPSILON : (long double)DBL_EPSILON;
+    *err = 0;
+    *bound = 0;
+    if (isnan(ref)) return isnan(g) != 0;
+    if (isinf(ref)) return g == ref;
+    if (isnan(g) || isinf(g)) {
+        *err = INFINITY;
+        return 0;
+    }
+    long double e = fabsl(g - ref), b;
+    if (op == REDSCAN_SUM) {
+        b = (long double)depth * eps * a->abs_sum;
+    } else {
+        if (ref == 0) return g == 0 && signbit(g) == signbit(ref); /* a zero factor: exact zero, sign = xor */
+        b = ((long double)a->nontrivial + 1.0L) * eps * fabsl(ref);
+    }
+    *err = (double)e;
+    *bound = (double)b;
+    return e <= b;
+}
+
+/* ------------------------------------------------------------------ scans */
+
+void ref_scan_seq(redscan_op op, redscan_dtype dt, redscan_dtype out_dt, int exclusive, const void *init,
+                  const void *in, void *out, size_t n)
+{
+    ref_val acc = init ? ref_load(out_dt, init, 0) : ref_identity(op, out_dt);
+    for (size_t i = 0; i < n; i++) {
+        ref_val x = ref_convert(dt, out_dt, ref_load(dt, in, i));
+        if (exclusive) {
+            ref_store(out_dt, out, i, acc);
+            acc = ref_combine(op, out_dt, acc, x);
+        } else {
+            acc = ref_combine(op, out_dt, acc, x);
+            ref_store(out_dt, out, i, acc);
+        }
+    }
+}
+
+size_t ref_scan_section(redscan_block_scan block)
+{
+    switch (block) {
+    case REDSCAN_BLOCK_KOGGE_STONE: case REDSCAN_BLOCK_KOGGE_STONE_DB: return 256;
+    case REDSCAN_BLOCK_BRENT_KUNG: return 512;
+    case REDSCAN_BLOCK_COARSENED: return 2048;
+    default: return 256;
+    }
+}
+
+/* Kogge-Stone over s[0..N): log2 N steps, each reads the old values (temp + barrier / double buffer). */
+static void kogge_stone(redscan_op op, redscan_dtype T, ref_val *s, unsigned N)
+{
+    ref_val tmp[2048];
+    for (unsigned d = 1; d < N; d <<= 1) {
+        for (unsigned t = 0; t < N; t++) tmp[t] = t >= d ? ref_combine(op, T, s[t - d], s[t]) : s[t];
+        memcpy(s, tmp, N * sizeof *s);
+    }
+}
+
+static void block_scan(redscan_block_scan block, redscan_op op, redscan_dtype T, ref_val *s)
+{
+    switch (block) {
+    case REDSCAN_BLOCK_KOGGE_STONE:
+    case REDSCAN_BLOCK_KOGGE_STONE_DB:
+        kogge_stone(op, T, s, 256);
+        return;
+    case REDSCAN_BLOCK_BRENT_KUNG: {
+        const unsigned N = 512;
+        for (unsigned d = 1; d < N; d <<= 1)
+            for (unsigned t = 0; t < GROUP; t++) {
+                unsigned i = (t + 1) * 2 * d - 1;
+                if (i < N) s[i] = ref_combine(op, T, s[i - d], s[i]);
+            }
+        for (unsigned d = N / 4; d > 0; d >>= 1)
+            for (unsigned t = 0; t < GROUP; t++) {
+                unsigned i = (t + 1) * 2 * d - 1;
+                if (i + d < N) s[i + d] = ref_combine(op, T, s[i], s[i + d]);
+            }
+        return;
+    }
+    case REDSCAN_BLOCK_COARSENED: {
+        const unsigned C = 8;
+        ref_val sub[GROUP];
+        for (unsigned t = 0; t < GROUP; t++)
+            for (unsigned k = 1; k < C; k++) s[C * t + k] = ref_combine(op, T, s[C * t + k - 1], s[C * t + k]);
+        for (unsigned t = 0; t < GROUP; t++) sub[t] = s[C * t + C - 1];
+        kogge_stone(op, T, sub, GROUP);
+        for (unsigned t = 0; t < GROUP; t++) s[C * t + C - 1] = sub[t];
+        for (unsigned t = 1; t < GROUP; t++)
+            for (unsigned k = 0; k < C - 1; k++) s[C * t + k] = ref_combine(op, T, s[C * t - 1], s[C * t + k]);
+        return;
+    }
+    default:
+        abort();
+    }
+}
+
+/* One level of the grid formula: out[i] = P[j] (+) L[i] (exclusive: the previous local value, identity at
+ * the section start), P = init when one section, else the exclusive scan (with init) of the totals. */
+static void scan_level(redscan_block_scan block, redscan_op op, redscan_dtype T, int exclusive, ref_val init,
+                       const ref_val *x, size_t m, ref_val *out)
+{
+    const size_t SEC = ref_scan_section(block);
+    const size_t nsec = (m + SEC - 1) / SEC;
+    const ref_val id = ref_identity(op, T);
+    ref_val s[2048];
+    ref_val *S = (ref_val *)calloc(nsec, sizeof *S);
+    ref_val *P = (ref_val *)calloc(nsec, sizeof *P);
+    if (!S || !P) abort();
+    for (size_t j = 0; j < nsec; j++) {
+        for (size_t i = 0; i < SEC; i++) {
+            size_t k = j * SEC + i;
+            s[i] = k < m ? x[k] : id;
+        }
+        block_scan(block, op, T, s);
+        S[j] = s[SEC - 1];
+        for (size_t i = 0; i < SEC && j * SEC + i < m; i++) out[j * SEC + i] = s[i];
+    }
+    if (nsec == 1) P[0] = init;
+    else scan_level(block, op, T, 1, init, S, nsec, P);
+    for (size_t j = 0; j < nsec; j++) {
+        size_t lo = j * SEC, hi = lo + SEC < m ? lo + SEC : m;
+        if (exclusive) {
+            for (size_t i = hi; i-- > lo;) out[i] = ref_combine(op, T, P[j], i == lo ? id : out[i - 1]);
+        } else {
+            for (size_t i = lo; i < hi; i++) out[i] = ref_combine(op, T, P[j], out[i]);
+        }
+    }
+    free(S);
+    free(P);
+}
+
+void ref_scan_emulate(redscan_block_scan block, redscan_op op, redscan_dtype dt, redscan_dtype out_dt,
+                      int exclusive, const void *init, const void *in, void *out, size_t n)
+{
+    if (n == 0) return;
+    ref_val *x = to_vals(dt, out_dt, in, n);
+    ref_val *o = (ref_val *)malloc(n * sizeof *o);
+    if (!o) abort();
+    ref_val iv = init ? ref_load(out_dt, init, 0) : ref_identity(op, out_dt);
+    scan_level(block, op, out_dt, exclusive, iv, x, n, o);
+    for (size_t i = 0; i < n; i++) ref_store(out_dt, out, i, o[i]);
+    free(o);
+    free(x);
+}
+
+unsigned ref_scan_levels(redscan_block_scan block, size_t n)
+{
+    size_t sec = ref_scan_section(block);
+    unsigned L = 1;
+    size_t m = n;
+    while (m > sec) {
+        m = (m + sec - 1) / sec;
+        L++;
+    }
+    return L;
+}
+
+unsigned ref_scan_depth(redscan_block_scan block, size_t n)
+{
+    unsigned B, T;
+    switch (block) {
+    case REDSCAN_BLOCK_KOGGE_STONE: case REDSCAN_BLOCK_KOGGE_STONE_DB: B = 8; T = 8; break;
+    case REDSCAN_BLOCK_BRENT_KUNG: B = 17; T = 9; break;
+    case REDSCAN_BLOCK_COARSENED: B = 16; T = 15; break;
+    default: B = 17; T = 15; break; /* AUTO: the worst of each, with the smallest section (most levels) */
+    }
+    unsigned L = ref_scan_levels(block, n);
+    return B + 1 + (L - 1) * (T + B + 1) + 1;
+}
+
+/* ------------------------------------------------------------------ argmin / argmax / top-k / mean */
+
+int ref_before(redscan_dtype dt, int want_max, ref_val av, uint64_t ai, ref_val bv, uint64_t bi)
+{
+    int an = ref_isnan(dt, av), bn = ref_isnan(dt, bv);
+    if (an || bn) return (an && bn) ? ai < bi : an;
+    int c = cmp_val(dt, av, bv);
+    if (c != 0) return want_max ? c > 0 : c < 0;
+    return ai < bi;
+}
+
+uint64_t ref_argext(redscan_dtype dt, int want_max, const void *in, size_t n)
+{
+    uint64_t best = 0;
+    ref_val bv = ref_load(dt, in, 0);
+    for (size_t i = 1; i < n; i++) {
+        ref_val v = ref_load(dt, in, i);
+        if (ref_before(dt, want_max, v, i, bv, best)) {
+            best = i;
+            bv = v;
+        }
+    }
+    return best;
+}
+
+static struct {
+    redscan_dtype dt;
+    int want_max;
+    const void *in;
+} g_sort;
+
+static int topk_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    ref_val av = ref_load(g_sort.dt, g_sort.in, a), bv = ref_load(g_sort.dt, g_sort.in, b);
+    if (a == b) return 0;
+    return ref_before(g_sort.dt, g_sort.want_max, av, a, bv, b) ? -1 : 1;
+}
+
+void ref_topk(redscan_dtype dt, int largest, const void *in, size_t n, size_t k, void *values, uint64_t *indices)
+{
+    /* Small n: sort everything (the obvious reference). Large n: keep the best k in a sorted array while
+     * scanning once (insertion; most elements fail the comparison with the current k-th). Both are exact:
+     * the order is strict and total. */
+    uint64_t *idx;
+    size_t m;
+    g_sort.dt = dt;
+    g_sort.want_max = largest != 0;
+    g_sort.in = in;
+    if (n <= 4096 || k == 0) {
+        idx = (uint64_t *)malloc((n ? n : 1) * sizeof *idx);
+        if (!idx) abort();
+        for (size_t i = 0; i < n; i++) idx[i] = i;
+        qsort(idx, n, sizeof *idx, topk_cmp);
+    } else {
+        idx = (uint64_t *)malloc(k * sizeof *idx);
+        if (!idx) abort();
+        m = 0;
+        for (size_t i = 0; i < n; i++) {
+            ref_val v = ref_load(dt, in, i);
+            if (m == k && !ref_before(dt, largest != 0, v, i, ref_load(dt, in, idx[k - 1]), idx[k - 1])) continue;
+            size_t pos = m < k ? m++ : k - 1;
+            while (pos > 0 && ref_before(dt, largest != 0, v, i, ref_load(dt, in, idx[pos - 1]), idx[pos - 1])) {
+                idx[pos] = idx[pos - 1];
+                pos--;
+            }
+            idx[pos] = i;
+        }
+    }
+    for (size_t i = 0; i < k; i++) {
+        indices[i] = idx[i];
+        ref_store(dt, values, i, ref_load(dt, in, idx[i]));
+    }
+    free(idx);
+}
+
+double ref_mean_exact(redscan_reduce_algo algo, redscan_dtype dt, const void *in, size_t n)
+{
+    if (ref_is_float(dt)) {
+        if (algo == REDSCAN_REDUCE_AUTO) algo = REDSCAN_REDUCE_COARSENED;
+        ref_val s = ref_reduce_emulate(algo, REDSCAN_SUM, dt, REDSCAN_FLOAT64, in, n);
+        return s.f64 / (double)n;
+    }
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i++) {
+        ref_val v = ref_load(dt, in, i);
+        switch (dt) {
+        case REDSCAN_INT32: s += (uint64_t)(int64_t)v.i32; break;
+        case REDSCAN_UINT32: s += v.u32; break;
+        default: s += v.u64; break;
+        }
+    }
+    if (ref_is_signed(dt)) return (double)(int64_t)s / (double)n;
+    return (double)s / (double)n;
+}

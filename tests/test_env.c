@@ -1,0 +1,147 @@
+/* test_env: the algorithm environment variables replace AUTO (and only AUTO).
+ *   REDSCAN_REDUCE_ALGO=<name>  reduce with algo AUTO (and mean) give that algorithm's documented bits; an
+ *                               explicit algorithm in the descriptor is not replaced
+ *   REDSCAN_SCAN_BLOCK=<name>   scans with block AUTO give that block's documented bits
+ *   REDSCAN_SCAN_GRID=<name>    hierarchical / reduce_then_scan work; single_pass makes AUTO scans UNSUPPORTED
+ *                               while it is not implemented
+ * The data are chosen (by seed search) so that the candidate algorithms give pairwise different bits, so the
+ * forcing is really observed. Names are the ones redscan_*_name() returns. Each setting needs a context of its
+ * own (the variables are read by redscan_create). */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define SINGLE_PASS_IMPLEMENTED 0
+#define N_REDUCE 20000
+#define N_SCAN 5000
+
+static redscan_ctx *ctx_with(const char *var, const char *value)
+{
+    const char *old = getenv(var);
+    char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
+    setenv(var, value, 1);
+    redscan_ctx *c = NULL;
+    redscan_status st = redscan_create(&c, REDSCAN_BACKEND_AUTO);
+    CHECK(st == REDSCAN_OK, "redscan_create with %s=%s: %s: %s", var, value, redscan_status_string(st),
+          redscan_last_error(NULL));
+    if (saved) setenv(var, saved, 1);
+    else unsetenv(var);
+    free(saved);
+    return st == REDSCAN_OK ? c : NULL;
+}
+
+int main(void)
+{
+    h_open("test_env");
+    /* the suite may itself run with an algorithm forced: clear those for the contexts made here */
+    unsetenv("REDSCAN_REDUCE_ALGO");
+    unsetenv("REDSCAN_SCAN_BLOCK");
+    unsetenv("REDSCAN_SCAN_GRID");
+    float *x = (float *)h_malloc(N_REDUCE * sizeof *x);
+    ref_val emu[4];
+    h_rng r;
+    int found = 0;
+    for (int attempt = 0; attempt < 50 && !found; attempt++) {
+        h_rng_init(&r, h_seed(7, (uint64_t)attempt, 0, 0, 0, 0));
+        h_generate(&r, REDSCAN_FLOAT32, REDSCAN_SUM, GEN_PLAIN, x, N_REDUCE);
+        for (int a = 1; a <= 3; a++)
+            emu[a] = ref_reduce_emulate((redscan_reduce_algo)a, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, x, N_REDUCE);
+        found = emu[1].u32 != emu[2].u32 && emu[1].u32 != emu[3].u32 && emu[2].u32 != emu[3].u32;
+    }
+    if (!CHECK(found, "no data found on which the three reductions differ (test setup)")) return h_done();
+
+    for (int a = 1; a <= 3; a++) {
+        const char *name = redscan_reduce_algo_name((redscan_reduce_algo)a);
+        if (!h_case("REDSCAN_REDUCE_ALGO=%s", name ? name : "(null)") || !name) continue;
+        redscan_ctx *c = ctx_with("REDSCAN_REDUCE_ALGO", name);
+        if (!c) continue;
+        float got = 0;
+        redscan_status st = redscan_reduce_host(c, REDSCAN_SUM, REDSCAN_FLOAT32, x, N_REDUCE, &got);
+        CHECK(st == REDSCAN_OK, "reduce_host: %s", redscan_status_string(st));
+        CHECK(memcmp(&got, &emu[a].f32, 4) == 0, "AUTO under %s: got %.9g, want %.9g (tree %.9g, interleaved %.9g, coarsened %.9g)",
+              name, (double)got, (double)emu[a].f32, (double)emu[1].f32, (double)emu[2].f32, (double)emu[3].f32);
+        /* an explicit algorithm is not replaced */
+        int other = a % 3 + 1;
+        redscan_reduce_desc d = {REDSCAN_SUM, REDSCAN_FLOAT32, 0, (redscan_reduce_algo)other, 0};
+        st = redscan_reduce_host_ex(c, &d, x, N_REDUCE, &got);
+        CHECK(st == REDSCAN_OK && memcmp(&got, &emu[other].f32, 4) == 0,
+              "explicit %s under REDSCAN_REDUCE_ALGO=%s: got %.9g, want %.9g", h_algo_str((redscan_reduce_algo)other), name,
+              (double)got, (double)emu[other].f32);
+        /* mean follows the forced algorithm (float64 accumulation) */
+        double m = 0, want = ref_mean_exact((redscan_reduce_algo)a, REDSCAN_FLOAT32, x, N_REDUCE);
+        st = redscan_mean_host(c, REDSCAN_FLOAT32, x, N_REDUCE, &m);
+        CHECK(st == REDSCAN_OK && memcmp(&m, &want, 8) == 0, "mean under %s: got %.17g, want %.17g", name, m, want);
+        redscan_destroy(c);
+    }
+
+    /* scan blocks: data on which the four blocks differ somewhere */
+    float *y = (float *)h_malloc(N_SCAN * sizeof *y);
+    float *e[5];
+    for (int b = 1; b <= 4; b++) e[b] = (float *)h_malloc(N_SCAN * sizeof(float));
+    found = 0;
+    for (int attempt = 0; attempt < 50 && !found; attempt++) {
+        h_rng_init(&r, h_seed(8, (uint64_t)attempt, 0, 0, 0, 0));
+        h_generate(&r, REDSCAN_FLOAT32, REDSCAN_SUM, GEN_PLAIN, x, N_SCAN);
+        for (int b = 1; b <= 4; b++)
+            ref_scan_emulate((redscan_block_scan)b, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, 0, NULL, x, e[b], N_SCAN);
+        found = 1;
+        for (int p = 1; p <= 4; p++)
+            for (int q = p + 1; q <= 4; q++)
+                if (p != 1 || q != 2) /* kogge_stone and kogge_stone_db compute the same values by design */
+                    found &= memcmp(e[p], e[q], N_SCAN * sizeof(float)) != 0;
+    }
+    if (CHECK(found, "no data found on which the block scans differ (test setup)")) {
+        for (int b = 1; b <= 4; b++) {
+            const char *name = redscan_block_scan_name((redscan_block_scan)b);
+            if (!h_case("REDSCAN_SCAN_BLOCK=%s", name ? name : "(null)") || !name) continue;
+            redscan_ctx *c = ctx_with("REDSCAN_SCAN_BLOCK", name);
+            if (!c) continue;
+            redscan_status st = redscan_scan_host(c, REDSCAN_SUM, REDSCAN_FLOAT32, 0, x, y, N_SCAN);
+            if (CHECK(st == REDSCAN_OK, "scan_host: %s", redscan_status_string(st))) {
+                size_t diff = 0, first = 0;
+                for (size_t i = 0; i < N_SCAN; i++)
+                    if (memcmp(&y[i], &e[b][i], 4) != 0 && !diff++) first = i;
+                CHECK(!diff, "AUTO block under %s: %zu elements differ from its documented order (first %zu: %.9g vs %.9g)",
+                      name, diff, first, (double)y[first], (double)e[b][first]);
+            }
+            redscan_destroy(c);
+        }
+    }
+
+    /* scan grids */
+    for (int g = REDSCAN_GRID_HIERARCHICAL; g <= REDSCAN_GRID_SINGLE_PASS; g++) {
+        const char *name = redscan_grid_scan_name((redscan_grid_scan)g);
+        if (!h_case("REDSCAN_SCAN_GRID=%s", name ? name : "(null)") || !name) continue;
+        redscan_ctx *c = ctx_with("REDSCAN_SCAN_GRID", name);
+        if (!c) continue;
+        int32_t xi[3000], yi[3000];
+        for (int i = 0; i < 3000; i++) xi[i] = i % 5 - 2;
+        redscan_status st = redscan_scan_host(c, REDSCAN_SUM, REDSCAN_INT32, 1, xi, yi, 3000);
+        if (g == REDSCAN_GRID_SINGLE_PASS && !SINGLE_PASS_IMPLEMENTED) {
+            CHECK(st == REDSCAN_ERR_UNSUPPORTED, "AUTO scan under REDSCAN_SCAN_GRID=single_pass: %s, want UNSUPPORTED",
+                  redscan_status_string(st));
+            /* an explicit grid is not replaced */
+            redscan_scan_desc d = {REDSCAN_SUM, REDSCAN_INT32, 0, 1, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_HIERARCHICAL, 0};
+            st = redscan_scan_host_ex(c, &d, xi, yi, 3000);
+        }
+        if (CHECK(st == REDSCAN_OK, "scan under %s: %s: %s", name, redscan_status_string(st), redscan_last_error(c))) {
+            int32_t acc = 0;
+            size_t bad = 0;
+            for (int i = 0; i < 3000; i++) {
+                if (yi[i] != acc) bad++;
+                acc += xi[i];
+            }
+            CHECK(!bad, "%zu wrong elements under %s", bad, name);
+        }
+        redscan_destroy(c);
+    }
+    for (int b = 1; b <= 4; b++) free(e[b]);
+    free(x);
+    free(y);
+    return h_done();
+}

@@ -1,0 +1,750 @@
+/* test_scan: every op x dtype (and widening) x block algorithm x grid algorithm x inclusive/exclusive x
+ * (init NULL, init not the identity) x (in place, not) through redscan_scan_ex, plus redscan_scan_host_ex,
+ * redscan_scan and redscan_scan_host.
+ *
+ * Expected values (reference.h):
+ *   integers, float min/max   exact, bit for bit, every element (sequential reference)
+ *   float sum / prod          every element within the bound of the block's depth and the number of hierarchy
+ *                             levels, and bit for bit equal to the documented order (block scan + grid formula
+ *                             of ALGORITHMS.md); AUTO must give the bits of one block algorithm (of the one
+ *                             forced by REDSCAN_SCAN_BLOCK when set); hierarchical and reduce-then-scan give
+ *                             identical bits for the same block (checked directly, device against device)
+ * Every run also checks: the output past n is untouched (sentinel), the output before n is fully written
+ * (pre-filled with a sentinel), the input (with a poisoned tail past n) is unchanged when not in place, a second
+ * run of a float case gives the same bits.
+ *
+ * Sizes: the full cross product at small sizes; 1023..65537 and random sizes with a rotating subset of the
+ * configurations (all grids of each chosen block, so hierarchical == reduce-then-scan is always compared);
+ * per block the sizes that need 2 and 3 levels (SECTION + 1, SECTION^2 + 1, 2 SECTION^2 + 1) and a one-element
+ * last section; 2^20 +- 3 and 2^24 + 1 with a covering subset (every op, type, block, grid, mode); 2^26 + 3 for
+ * two combinations. Regression cases for seed 001's bugs use closed forms (prefix sums of ones / of i).
+ *
+ * REDSCAN_GRID_SINGLE_PASS: not implemented yet (ALGORITHMS.md), so it must return REDSCAN_ERR_UNSUPPORTED.
+ * When it lands, set SINGLE_PASS_IMPLEMENTED to 1: it then joins the grids under test (floats: bound only,
+ * its combination order may depend on timing). */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define SINGLE_PASS_IMPLEMENTED 0
+
+typedef struct {
+    redscan_dtype in, out, field;
+} dtpair;
+
+static const dtpair TYPES[] = {
+    {REDSCAN_INT32, REDSCAN_INT32, 0},           {REDSCAN_UINT32, REDSCAN_UINT32, 0},
+    {REDSCAN_INT64, REDSCAN_INT64, 0},           {REDSCAN_UINT64, REDSCAN_UINT64, 0},
+    {REDSCAN_FLOAT32, REDSCAN_FLOAT32, 0},       {REDSCAN_FLOAT64, REDSCAN_FLOAT64, 0},
+    {REDSCAN_INT32, REDSCAN_INT64, REDSCAN_INT64}, {REDSCAN_UINT32, REDSCAN_UINT64, REDSCAN_UINT64},
+    {REDSCAN_FLOAT32, REDSCAN_FLOAT64, REDSCAN_FLOAT64},
+};
+#define NTYPES 9u
+static const redscan_op OPS[] = {REDSCAN_SUM, REDSCAN_PROD, REDSCAN_MIN, REDSCAN_MAX};
+static const redscan_block_scan BLOCKS[] = {REDSCAN_BLOCK_KOGGE_STONE, REDSCAN_BLOCK_KOGGE_STONE_DB,
+                                            REDSCAN_BLOCK_BRENT_KUNG, REDSCAN_BLOCK_COARSENED, REDSCAN_BLOCK_AUTO};
+#define NBLOCKS 5u
+#if SINGLE_PASS_IMPLEMENTED
+static const redscan_grid_scan GRIDS[] = {REDSCAN_GRID_HIERARCHICAL, REDSCAN_GRID_REDUCE_THEN_SCAN, REDSCAN_GRID_AUTO,
+                                          REDSCAN_GRID_SINGLE_PASS};
+#define NGRIDS 4u
+#else
+static const redscan_grid_scan GRIDS[] = {REDSCAN_GRID_HIERARCHICAL, REDSCAN_GRID_REDUCE_THEN_SCAN, REDSCAN_GRID_AUTO};
+#define NGRIDS 3u
+#endif
+
+static int g_have_fp64 = 1;
+
+static const char *type_str(const dtpair *t, char *buf)
+{
+    if (t->field) snprintf(buf, 40, "%s->%s", ref_dtype_str(t->in), ref_dtype_str(t->out));
+    else snprintf(buf, 40, "%s", ref_dtype_str(t->in));
+    return buf;
+}
+
+static size_t count_diff(redscan_op op, redscan_dtype dt, const void *a, const void *b, size_t n)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!ref_result_equal(op, dt, ref_load(dt, a, i), ref_load(dt, b, i))) bad++;
+    return bad;
+}
+
+/* ---------------------------------------------------------------- one data set */
+
+typedef struct {
+    redscan_op op;
+    const dtpair *t;
+    size_t n, pad, is, os;
+    h_gen gen;
+    uint64_t seed;
+    char ts[40];
+    unsigned char *data;  /* n + pad elements of t->in (poisoned tail) */
+    ref_val init;         /* one element of t->out, not the identity */
+    int exact;            /* integers and min/max */
+    /* expectations for the current (exclusive, init) */
+    int excl, use_init;
+    unsigned char *want;  /* exact: sequential reference */
+    unsigned char *emu[4];/* float sum/prod: documented order per block (KS, KS_DB, BK, COARSENED), lazy */
+    /* device buffers */
+    redscan_buffer *in_buf, *out_buf, *io_buf;
+    unsigned char *sentinel; /* (n + pad) * os bytes of 0xA5 */
+    unsigned char *got, *got_hier;
+    int have_hier;
+} dataset;
+
+static ref_val pick_init(h_rng *r, dataset *d)
+{
+    const redscan_dtype T = d->t->out;
+    ref_val v = ref_zero();
+    if (!ref_is_float(T)) {
+        v.u64 = h_rng_u64(r);
+        if (d->op == REDSCAN_PROD) v.u64 |= 1;
+        if ((d->op == REDSCAN_MIN || d->op == REDSCAN_MAX) && d->n) /* inside the data's range: it matters */
+            v = ref_convert(d->t->in, T, ref_load(d->t->in, d->data, (size_t)h_rng_below(r, d->n)));
+        if (ref_size(T) == 4) v.b[4] = v.b[5] = v.b[6] = v.b[7] = 0;
+        if (ref_bits_equal(T, v, ref_identity(d->op, T))) v.u64 ^= 2;
+        return v;
+    }
+    double x;
+    switch (d->op) {
+    case REDSCAN_SUM: x = 1.5 + h_rng_unit(r); break;
+    case REDSCAN_PROD: x = -1.25; break;
+    default:
+        x = 0.5 - h_rng_unit(r);
+        if (d->n) {
+            ref_val e = ref_load(d->t->in, d->data, (size_t)h_rng_below(r, d->n));
+            if (!ref_isnan(d->t->in, e) && !isinf(ref_to_double(d->t->in, e))) x = ref_to_double(d->t->in, e);
+        }
+        break;
+    }
+    if (T == REDSCAN_FLOAT32) v.f32 = (float)x;
+    else v.f64 = x;
+    return v;
+}
+
+static void ds_free(dataset *d)
+{
+    for (int b = 0; b < 4; b++) free(d->emu[b]), d->emu[b] = NULL;
+    free(d->want);
+    free(d->data);
+    free(d->sentinel);
+    free(d->got);
+    free(d->got_hier);
+    if (d->in_buf) redscan_buffer_destroy(h_ctx, d->in_buf);
+    if (d->out_buf) redscan_buffer_destroy(h_ctx, d->out_buf);
+    if (d->io_buf) redscan_buffer_destroy(h_ctx, d->io_buf);
+    memset(d, 0, sizeof *d);
+}
+
+static int ds_init(dataset *d, redscan_op op, unsigned ti, size_t n, h_gen gen, int tag)
+{
+    memset(d, 0, sizeof *d);
+    d->op = op;
+    d->t = &TYPES[ti];
+    d->n = n;
+    d->pad = 1 + n % 37;
+    d->is = ref_size(d->t->in);
+    d->os = ref_size(d->t->out);
+    d->gen = gen;
+    d->seed = h_seed(2, (uint64_t)op, ti, n, (uint64_t)gen, (uint64_t)tag);
+    type_str(d->t, d->ts);
+    d->exact = !ref_is_float(d->t->out) || op == REDSCAN_MIN || op == REDSCAN_MAX;
+    h_rng r;
+    h_rng_init(&r, d->seed);
+    d->data = (unsigned char *)h_malloc((n + d->pad) * d->is);
+    h_generate(&r, d->t->in, op, gen, d->data, n);
+    h_fill(d->t->in, d->data + n * d->is, d->pad, h_poison(op, d->t->in));
+    d->init = pick_init(&r, d);
+    d->sentinel = (unsigned char *)h_malloc((n + d->pad) * d->os);
+    memset(d->sentinel, 0xA5, (n + d->pad) * d->os);
+    d->got = (unsigned char *)h_malloc((n + d->pad) * d->os);
+    d->got_hier = (unsigned char *)h_malloc((n + d->pad) * d->os);
+    d->excl = -1;
+    h_case("scan setup %s %s n=%zu gen=%s seed=0x%" PRIx64, ref_op_str(op), d->ts, n, h_gen_name(gen), d->seed);
+    d->in_buf = h_buffer_with(d->data, n * d->is, (n + d->pad) * d->is, d->t->in, h_poison(op, d->t->in));
+    d->out_buf = h_buffer_with(NULL, 0, (n + d->pad) * d->os, (redscan_dtype)0, ref_zero());
+    if (!d->t->field) d->io_buf = h_buffer((n + d->pad) * d->is);
+    return d->in_buf && d->out_buf && (d->t->field || d->io_buf);
+}
+
+static void ds_expect(dataset *d, int excl, int use_init)
+{
+    if (d->excl == excl && d->use_init == use_init) return;
+    for (int b = 0; b < 4; b++) free(d->emu[b]), d->emu[b] = NULL;
+    free(d->want);
+    d->want = NULL;
+    d->excl = excl;
+    d->use_init = use_init;
+    if (d->exact) {
+        d->want = (unsigned char *)h_malloc((d->n ? d->n : 1) * d->os);
+        ref_scan_seq(d->op, d->t->in, d->t->out, excl, use_init ? d->init.b : NULL, d->data, d->want, d->n);
+    }
+}
+
+static const unsigned char *ds_emu(dataset *d, redscan_block_scan b)
+{
+    int i = (int)b - 1;
+    if (!d->emu[i]) {
+        d->emu[i] = (unsigned char *)h_malloc((d->n ? d->n : 1) * d->os);
+        ref_scan_emulate(b, d->op, d->t->in, d->t->out, d->excl, d->use_init ? d->init.b : NULL, d->data, d->emu[i],
+                         d->n);
+    }
+    return d->emu[i];
+}
+
+/* Every element of a float sum/prod scan within the bound. */
+static void bound_check(dataset *d, redscan_block_scan block, const unsigned char *got)
+{
+    const redscan_dtype T = d->t->out;
+    const unsigned depth = ref_scan_depth(block, d->n);
+    ref_ld_acc acc;
+    ref_ld_init(&acc, d->op);
+    if (d->use_init) ref_ld_add(&acc, d->op, ref_to_ld(T, d->init), ref_isnan(T, d->init));
+    size_t bad = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        ref_val x = ref_load(d->t->in, d->data, i);
+        if (!d->excl) ref_ld_add(&acc, d->op, ref_to_ld(d->t->in, x), ref_isnan(d->t->in, x));
+        double err, bound;
+        ref_val g = ref_load(T, got, i);
+        if (!ref_fbound_ok(d->op, T, g, &acc, depth, &err, &bound)) {
+            if (bad++ < 3) {
+                char gs[96];
+                CHECK(0, "index %zu: got %s, reference %.17Lg: |error| %.3g > bound %.3g (depth %u)", i,
+                      h_fmt(T, g, gs), ref_ld_value(&acc, d->op), err, bound, depth);
+            }
+        }
+        if (d->excl) ref_ld_add(&acc, d->op, ref_to_ld(d->t->in, x), ref_isnan(d->t->in, x));
+    }
+    CHECK(bad <= 3, "%zu of %zu elements outside the bound", bad, d->n);
+}
+
+static void check_output(dataset *d, redscan_block_scan block, redscan_grid_scan grid, const unsigned char *got,
+                         const char *what)
+{
+    if (d->exact) {
+        CHECK_ARRAY(d->op, d->t->out, got, d->want, d->n, what);
+        return;
+    }
+    bound_check(d, block, got);
+    if (!h_exact_order() || grid == REDSCAN_GRID_SINGLE_PASS) return;
+    redscan_block_scan b = block == REDSCAN_BLOCK_AUTO ? h_env_block() : block;
+    if (b != REDSCAN_BLOCK_AUTO) {
+        char w[160];
+        snprintf(w, sizeof w, "%s vs documented order of %s", what, h_block_str(b));
+        CHECK_ARRAY(d->op, d->t->out, got, ds_emu(d, b), d->n, w);
+        return;
+    }
+    size_t diffs[4];
+    for (int i = 0; i < 4; i++) {
+        diffs[i] = count_diff(d->op, d->t->out, got, ds_emu(d, (redscan_block_scan)(i + 1)), d->n);
+        if (!diffs[i]) return;
+    }
+    CHECK(0, "%s: AUTO block matches no documented order (elements differing: kogge_stone %zu, kogge_stone_db %zu, "
+             "brent_kung %zu, coarsened %zu of %zu)",
+          what, diffs[0], diffs[1], diffs[2], diffs[3], d->n);
+}
+
+/* One run of redscan_scan_ex with the given configuration, and all checks. */
+static void run_one(dataset *d, redscan_block_scan block, redscan_grid_scan grid, int excl, int use_init, int inplace)
+{
+    if (inplace && d->t->field) return;
+    if (!h_case("scan %s %s %s/%s %s init=%s%s n=%zu gen=%s seed=0x%" PRIx64, ref_op_str(d->op), d->ts,
+                h_block_str(block), h_grid_str(grid), excl ? "exclusive" : "inclusive", use_init ? "yes" : "null",
+                inplace ? " in-place" : "", d->n, h_gen_name(d->gen), d->seed))
+        return;
+    ds_expect(d, excl, use_init);
+    const size_t n = d->n, cap_out = (n + d->pad) * d->os, cap_in = (n + d->pad) * d->is;
+    redscan_scan_desc desc = {d->op, d->t->in, d->t->field, excl, use_init ? d->init.b : NULL, block, grid, 0};
+    redscan_buffer *in = d->in_buf, *out = d->out_buf;
+    redscan_status st;
+    if (inplace) {
+        in = out = d->io_buf;
+        st = redscan_buffer_write(h_ctx, d->io_buf, 0, d->data, cap_in);
+    } else {
+        st = redscan_buffer_write(h_ctx, out, 0, d->sentinel, cap_out); /* everything before n must be written */
+    }
+    if (!CHECK_OK(st, "redscan_buffer_write")) return;
+    const int float_order = !d->exact;
+    const redscan_grid_scan gforced = grid == REDSCAN_GRID_AUTO ? h_env_grid() : grid;
+    redscan_status want_st = REDSCAN_OK;
+    if (gforced == REDSCAN_GRID_SINGLE_PASS && !SINGLE_PASS_IMPLEMENTED) want_st = REDSCAN_ERR_UNSUPPORTED;
+    st = redscan_scan_ex(h_ctx, &desc, in, out, n);
+    if (!CHECK_STATUS(st, want_st, "redscan_scan_ex") || st != REDSCAN_OK) return;
+    st = redscan_buffer_read(h_ctx, out, 0, d->got, cap_out);
+    if (!CHECK_OK(st, "redscan_buffer_read")) return;
+    check_output(d, block, grid, d->got, "output");
+    /* past n: untouched (in place: still the poisoned input tail) */
+    if (inplace) CHECK_MEM(d->got + n * d->is, d->data + n * d->is, d->pad * d->is, "in-place buffer past n");
+    else CHECK_MEM(d->got + n * d->os, d->sentinel, d->pad * d->os, "output past n");
+    if (!inplace) {
+        unsigned char *back = (unsigned char *)h_malloc(cap_in);
+        st = redscan_buffer_read(h_ctx, in, 0, back, cap_in);
+        if (CHECK_OK(st, "redscan_buffer_read(input)")) CHECK_MEM(back, d->data, cap_in, "input buffer after scan");
+        free(back);
+    }
+    /* hierarchical and reduce-then-scan: identical bits for the same block (grid loop order: HIER first) */
+    if (grid == REDSCAN_GRID_HIERARCHICAL) {
+        memcpy(d->got_hier, d->got, n * d->os);
+        d->have_hier = 1;
+    } else if (grid == REDSCAN_GRID_REDUCE_THEN_SCAN && d->have_hier) {
+        CHECK_ARRAY(d->op, d->t->out, d->got, d->got_hier, n, "reduce_then_scan vs hierarchical (same block)");
+    }
+    /* a second run gives the same bits (floats; integers are pinned by the exact reference) */
+    if (float_order && grid != REDSCAN_GRID_SINGLE_PASS) {
+        unsigned char *again = (unsigned char *)h_malloc(cap_out);
+        if (inplace) st = redscan_buffer_write(h_ctx, d->io_buf, 0, d->data, cap_in);
+        if (st == REDSCAN_OK) st = redscan_scan_ex(h_ctx, &desc, in, out, n);
+        if (CHECK_OK(st, "redscan_scan_ex (second run)")) {
+            st = redscan_buffer_read(h_ctx, out, 0, again, n * d->os);
+            if (CHECK_OK(st, "redscan_buffer_read")) CHECK_BITS(d->t->out, again, d->got, n, "second run");
+        }
+        free(again);
+    }
+}
+
+/* Host forms and the plain API (AUTO, no init) on the same data. */
+static void run_host(dataset *d, int excl, int use_init, redscan_block_scan block, redscan_grid_scan grid, int plain)
+{
+    if (!h_case("scan host%s %s %s %s/%s %s init=%s n=%zu gen=%s seed=0x%" PRIx64, plain ? " plain" : "_ex",
+                ref_op_str(d->op), d->ts, h_block_str(block), h_grid_str(grid), excl ? "exclusive" : "inclusive",
+                use_init ? "yes" : "null", d->n, h_gen_name(d->gen), d->seed))
+        return;
+    if (plain && (d->t->field || use_init || block || grid)) return;
+    ds_expect(d, excl, use_init);
+    const size_t n = d->n;
+    memcpy(d->got, d->sentinel, (n + d->pad) * d->os);
+    redscan_status st;
+    redscan_status want_st = REDSCAN_OK;
+    if ((grid == REDSCAN_GRID_AUTO ? h_env_grid() : grid) == REDSCAN_GRID_SINGLE_PASS && !SINGLE_PASS_IMPLEMENTED)
+        want_st = REDSCAN_ERR_UNSUPPORTED;
+    if (plain) {
+        st = redscan_scan_host(h_ctx, d->op, d->t->in, excl, d->data, d->got, n);
+    } else {
+        redscan_scan_desc desc = {d->op, d->t->in, d->t->field, excl, use_init ? d->init.b : NULL, block, grid, 0};
+        st = redscan_scan_host_ex(h_ctx, &desc, d->data, d->got, n);
+    }
+    if (!CHECK_STATUS(st, want_st, plain ? "redscan_scan_host" : "redscan_scan_host_ex") || st != REDSCAN_OK) return;
+    check_output(d, block, grid, d->got, "host output");
+    CHECK_MEM(d->got + n * d->os, d->sentinel, d->pad * d->os, "host output past n");
+    if (plain) {
+        /* redscan_scan on device buffers */
+        st = redscan_buffer_write(h_ctx, d->out_buf, 0, d->sentinel, (n + d->pad) * d->os);
+        if (st == REDSCAN_OK) st = redscan_scan(h_ctx, d->op, d->t->in, excl, d->in_buf, d->out_buf, n);
+        if (CHECK_STATUS(st, want_st, "redscan_scan") && st == REDSCAN_OK) {
+            st = redscan_buffer_read(h_ctx, d->out_buf, 0, d->got, (n + d->pad) * d->os);
+            if (CHECK_OK(st, "redscan_buffer_read")) {
+                check_output(d, block, grid, d->got, "redscan_scan output");
+                CHECK_MEM(d->got + n * d->os, d->sentinel, d->pad * d->os, "redscan_scan output past n");
+            }
+        }
+    }
+}
+
+/* combo index -> (block, excl, init, inplace); 40 combos */
+static void combo(unsigned c, redscan_block_scan *b, int *excl, int *init, int *inplace)
+{
+    *b = BLOCKS[c % NBLOCKS];
+    *excl = (int)((c / NBLOCKS) & 1);
+    *init = (int)((c / (NBLOCKS * 2)) & 1);
+    *inplace = (int)((c / (NBLOCKS * 4)) & 1);
+}
+
+/* Run the data set through every combo selected by (c % stride == phase), each with all grids. */
+static void sweep(dataset *d, unsigned stride, unsigned phase, int host)
+{
+    for (unsigned c = 0; c < NBLOCKS * 8; c++) {
+        if (c % stride != phase % stride) continue;
+        redscan_block_scan b;
+        int excl, init, inplace;
+        combo(c, &b, &excl, &init, &inplace);
+        if (inplace && d->t->field) continue;
+        d->have_hier = 0;
+        for (unsigned g = 0; g < NGRIDS; g++) run_one(d, b, GRIDS[g], excl, init, inplace);
+        if (host && !inplace) run_host(d, excl, init, b, GRIDS[(c / 3) % NGRIDS], 0);
+        if (host && !inplace && !init && b == REDSCAN_BLOCK_AUTO) run_host(d, excl, 0, 0, 0, 1);
+    }
+}
+
+static int skip_type(unsigned ti)
+{
+    return !g_have_fp64 && (TYPES[ti].in == REDSCAN_FLOAT64 || TYPES[ti].out == REDSCAN_FLOAT64);
+}
+
+static void family(redscan_op op, unsigned ti, size_t n, h_gen gen, unsigned stride, unsigned phase, int host)
+{
+    if (skip_type(ti)) return;
+    dataset d;
+    if (ds_init(&d, op, ti, n, gen, 0)) sweep(&d, stride, phase, host);
+    ds_free(&d);
+}
+
+/* One explicit configuration on a data set of its own (large sizes). */
+static void single(redscan_op op, unsigned ti, size_t n, h_gen gen, redscan_block_scan b, redscan_grid_scan g,
+                   int excl, int init, int inplace)
+{
+    if (skip_type(ti)) return;
+    dataset d;
+    if (ds_init(&d, op, ti, n, gen, 1)) {
+        d.have_hier = 0;
+        run_one(&d, b, g, excl, init, inplace);
+    }
+    ds_free(&d);
+}
+
+/* ---------------------------------------------------------------- regression cases with closed forms */
+
+/* Seed 001: section j must get the total of sections 0..j-1 (not its own), the totals must be scanned at any
+ * count (more sections than one block can scan), the last (partial) section must neither be dropped nor read
+ * past n. Prefix sums of ones are the index; prefix sums of i are i(i+1)/2 (mod 2^32). */
+static void seed001_regressions(void)
+{
+    for (unsigned bi = 0; bi < NBLOCKS; bi++) {
+        redscan_block_scan b = BLOCKS[bi];
+        size_t S = ref_scan_section(b);
+        size_t sizes[] = {S - 1, S, S + 1, 2 * S - 1, 3 * S, 3 * S + 1, S * S, S * S + 1, S * S + S + 1,
+                          2 * S * S + 1};
+        size_t nsz = sizeof sizes / sizeof sizes[0];
+        for (size_t si = 0; si < nsz; si++) {
+            size_t n = sizes[si];
+            if (n > (1u << 23) && h_level() < 2) continue; /* coarsened 2*S^2+1 = 8M: only when thorough */
+            for (int pattern = 0; pattern < 2; pattern++) {
+                uint32_t *x = (uint32_t *)h_malloc(n * 4);
+                uint32_t *y = (uint32_t *)h_malloc((n + 1) * 4);
+                for (size_t i = 0; i < n; i++) x[i] = pattern ? (uint32_t)i : 1u;
+                for (unsigned gi = 0; gi < NGRIDS; gi++) {
+                    redscan_grid_scan g = GRIDS[gi];
+                    if (g == REDSCAN_GRID_SINGLE_PASS) continue;
+                    for (int excl = 0; excl < 2; excl++) {
+                        if (!h_case("seed001 regression uint32 sum of %s %s/%s %s n=%zu", pattern ? "i" : "ones",
+                                    h_block_str(b), h_grid_str(g), excl ? "exclusive" : "inclusive", n))
+                            continue;
+                        uint32_t init = 1000;
+                        redscan_scan_desc desc = {REDSCAN_SUM, REDSCAN_UINT32, 0, excl, (si & 1) ? &init : NULL,
+                                                  b, g, 0};
+                        y[n] = 0xA5A5A5A5u;
+                        redscan_status st = redscan_scan_host_ex(h_ctx, &desc, x, y, n);
+                        if (!CHECK_OK(st, "redscan_scan_host_ex")) continue;
+                        size_t bad = 0, first = 0;
+                        uint32_t base = (si & 1) ? init : 0;
+                        for (size_t i = 0; i < n; i++) {
+                            uint64_t k = excl ? i : i + 1; /* number of terms */
+                            uint32_t want = base + (pattern ? (uint32_t)((k * (k - 1) / 2) & 0xffffffffu)
+                                                            : (uint32_t)k);
+                            if (pattern && k == 0) want = base;
+                            if (y[i] != want) {
+                                if (!bad) first = i;
+                                bad++;
+                            }
+                        }
+                        if (bad) {
+                            uint64_t k = excl ? first : first + 1;
+                            uint32_t want = base + (pattern ? (uint32_t)((k * (k ? k - 1 : 0) / 2) & 0xffffffffu)
+                                                            : (uint32_t)k);
+                            CHECK(0, "%zu wrong elements; first at %zu (section %zu of %zu): got %" PRIu32
+                                     ", want %" PRIu32,
+                                  bad, first, first / S, (n + S - 1) / S, y[first], want);
+                        } else {
+                            CHECK(1, "ok");
+                        }
+                        CHECK(y[n] == 0xA5A5A5A5u, "wrote past n (got 0x%08" PRIx32 ")", y[n]);
+                    }
+                }
+                free(x);
+                free(y);
+            }
+        }
+    }
+}
+
+/* Exclusive max / min / prod: out[0] is the identity or init, never a literal 0. */
+static void exclusive_first(void)
+{
+    for (unsigned ti = 0; ti < NTYPES; ti++) {
+        if (skip_type(ti)) continue;
+        const dtpair *t = &TYPES[ti];
+        char ts[40];
+        type_str(t, ts);
+        for (int op = REDSCAN_PROD; op <= REDSCAN_MAX; op++) {
+            for (unsigned bi = 0; bi < NBLOCKS; bi++)
+                for (unsigned gi = 0; gi < NGRIDS; gi++)
+                    for (int use_init = 0; use_init < 2; use_init++) {
+                        if (GRIDS[gi] == REDSCAN_GRID_SINGLE_PASS) continue;
+                        if (!h_case("exclusive first element %s %s %s/%s init=%s", ref_op_str((redscan_op)op), ts,
+                                    h_block_str(BLOCKS[bi]), h_grid_str(GRIDS[gi]), use_init ? "yes" : "null"))
+                            continue;
+                        const size_t n = 300;
+                        unsigned char x[300 * 8], y[301 * 8];
+                        /* data of 2s and 3s (all > 0, so a 0 at out[0] shows for max and prod) */
+                        for (size_t i = 0; i < n; i++) {
+                            ref_val v = ref_zero();
+                            int k = 2 + (int)(i % 2);
+                            switch (t->in) {
+                            case REDSCAN_INT32: v.i32 = k; break;
+                            case REDSCAN_UINT32: v.u32 = (uint32_t)k; break;
+                            case REDSCAN_INT64: v.i64 = k; break;
+                            case REDSCAN_UINT64: v.u64 = (uint64_t)k; break;
+                            case REDSCAN_FLOAT32: v.f32 = (float)k; break;
+                            default: v.f64 = k; break;
+                            }
+                            ref_store(t->in, x, i, v);
+                        }
+                        ref_val init = ref_zero(), want;
+                        switch (t->out) {
+                        case REDSCAN_INT32: init.i32 = 7; break;
+                        case REDSCAN_UINT32: init.u32 = 7; break;
+                        case REDSCAN_INT64: init.i64 = 7; break;
+                        case REDSCAN_UINT64: init.u64 = 7; break;
+                        case REDSCAN_FLOAT32: init.f32 = 7; break;
+                        default: init.f64 = 7; break;
+                        }
+                        want = use_init ? init : ref_identity((redscan_op)op, t->out);
+                        redscan_scan_desc desc = {(redscan_op)op, t->in, t->field, 1, use_init ? init.b : NULL,
+                                                  BLOCKS[bi], GRIDS[gi], 0};
+                        memset(y, 0xA5, sizeof y);
+                        redscan_status st = redscan_scan_host_ex(h_ctx, &desc, x, y, n);
+                        if (!CHECK_OK(st, "redscan_scan_host_ex")) continue;
+                        char g[96], w[96];
+                        ref_val got = ref_load(t->out, y, 0);
+                        CHECK(ref_bits_equal(t->out, got, want), "out[0]: got %s, want %s", h_fmt(t->out, got, g),
+                              h_fmt(t->out, want, w));
+                        /* out[1] = init (+) x0 */
+                        ref_val w1 = ref_combine((redscan_op)op, t->out, want,
+                                                 ref_convert(t->in, t->out, ref_load(t->in, x, 0)));
+                        got = ref_load(t->out, y, 1);
+                        CHECK(ref_bits_equal(t->out, got, w1), "out[1]: got %s, want %s", h_fmt(t->out, got, g),
+                              h_fmt(t->out, w1, w));
+                    }
+        }
+    }
+}
+
+/* Widened sums that overflow the narrow type; written out literally. */
+static void widening_overflow(void)
+{
+    for (unsigned bi = 0; bi < NBLOCKS; bi++)
+        for (unsigned gi = 0; gi < NGRIDS; gi++) {
+            redscan_block_scan b = BLOCKS[bi];
+            redscan_grid_scan g = GRIDS[gi];
+            if (g == REDSCAN_GRID_SINGLE_PASS) continue;
+            const size_t n = 70001;
+            if (h_case("widening int32->int64 inclusive sum of INT32_MAX %s/%s n=%zu", h_block_str(b), h_grid_str(g), n)) {
+                int32_t *x = (int32_t *)h_malloc(n * 4);
+                int64_t *y = (int64_t *)h_malloc(n * 8);
+                for (size_t i = 0; i < n; i++) x[i] = (i % 3 == 2) ? INT32_MIN : INT32_MAX;
+                int64_t init = -((int64_t)1 << 40);
+                redscan_scan_desc desc = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT64, 0, &init, b, g, 0};
+                if (CHECK_OK(redscan_scan_host_ex(h_ctx, &desc, x, y, n), "redscan_scan_host_ex")) {
+                    int64_t acc = init;
+                    size_t bad = 0;
+                    for (size_t i = 0; i < n; i++) {
+                        acc += x[i];
+                        if (y[i] != acc && bad++ < 2)
+                            CHECK(0, "index %zu: got %" PRId64 ", want %" PRId64, i, y[i], acc);
+                    }
+                    CHECK(!bad, "%zu wrong elements", bad);
+                }
+                free(x);
+                free(y);
+            }
+            if (h_case("widening uint32->uint64 exclusive sum of UINT32_MAX %s/%s n=%zu", h_block_str(b), h_grid_str(g), n)) {
+                uint32_t *x = (uint32_t *)h_malloc(n * 4);
+                uint64_t *y = (uint64_t *)h_malloc(n * 8);
+                for (size_t i = 0; i < n; i++) x[i] = UINT32_MAX;
+                redscan_scan_desc desc = {REDSCAN_SUM, REDSCAN_UINT32, REDSCAN_UINT64, 1, NULL, b, g, 0};
+                if (CHECK_OK(redscan_scan_host_ex(h_ctx, &desc, x, y, n), "redscan_scan_host_ex")) {
+                    size_t bad = 0;
+                    for (size_t i = 0; i < n; i++)
+                        if (y[i] != (uint64_t)i * UINT32_MAX && bad++ < 2)
+                            CHECK(0, "index %zu: got %" PRIu64 ", want %" PRIu64, i, y[i], (uint64_t)i * UINT32_MAX);
+                    CHECK(!bad, "%zu wrong elements", bad);
+                }
+                free(x);
+                free(y);
+            }
+        }
+    if (g_have_fp64 && h_case("widening float32->float64 inclusive sum of 2^24+3 ones")) {
+        const size_t n = (1u << 24) + 3;
+        float *x = (float *)h_malloc(n * 4);
+        double *y = (double *)h_malloc(n * 8);
+        for (size_t i = 0; i < n; i++) x[i] = 1.0f;
+        redscan_scan_desc desc = {REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT64, 0, NULL, REDSCAN_BLOCK_AUTO,
+                                  REDSCAN_GRID_AUTO, 0};
+        if (CHECK_OK(redscan_scan_host_ex(h_ctx, &desc, x, y, n), "redscan_scan_host_ex")) {
+            size_t bad = 0;
+            for (size_t i = 0; i < n; i++)
+                if (y[i] != (double)(i + 1) && bad++ < 2) CHECK(0, "index %zu: got %.17g, want %zu", i, y[i], i + 1);
+            CHECK(!bad, "%zu wrong elements", bad);
+        }
+        free(x);
+        free(y);
+    }
+}
+
+/* n = 0 does nothing: the output keeps its bytes. */
+static void empty_scans(void)
+{
+    redscan_buffer *in = h_buffer(64), *out = h_buffer_with(NULL, 0, 64, (redscan_dtype)0, ref_zero());
+    if (!in || !out) goto done;
+    for (unsigned ti = 0; ti < NTYPES; ti++) {
+        if (skip_type(ti)) continue;
+        for (unsigned bi = 0; bi < NBLOCKS; bi++)
+            for (int excl = 0; excl < 2; excl++) {
+                char ts[40];
+                if (!h_case("scan n=0 %s %s %s", type_str(&TYPES[ti], ts), h_block_str(BLOCKS[bi]),
+                            excl ? "exclusive" : "inclusive"))
+                    continue;
+                redscan_scan_desc desc = {REDSCAN_MAX, TYPES[ti].in, TYPES[ti].field, excl, NULL, BLOCKS[bi],
+                                          REDSCAN_GRID_AUTO, 0};
+                CHECK_OK(redscan_scan_ex(h_ctx, &desc, in, out, 0), "redscan_scan_ex n=0");
+                unsigned char back[64], sent[64];
+                memset(sent, 0xA5, 64);
+                if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 64), "redscan_buffer_read"))
+                    CHECK_MEM(back, sent, 64, "output after a scan of n = 0");
+                unsigned char hostout[16];
+                memset(hostout, 0xA5, 16);
+                CHECK_OK(redscan_scan_host_ex(h_ctx, &desc, sent, hostout, 0), "redscan_scan_host_ex n=0");
+                CHECK_MEM(hostout, sent, 16, "host output after a scan of n = 0");
+            }
+    }
+done:
+    if (in) redscan_buffer_destroy(h_ctx, in);
+    if (out) redscan_buffer_destroy(h_ctx, out);
+}
+
+int main(void)
+{
+    h_open("test_scan");
+    {
+        double one = 1.0, r = 0;
+        if (redscan_reduce_host(h_ctx, REDSCAN_SUM, REDSCAN_FLOAT64, &one, 1, &r) == REDSCAN_ERR_UNSUPPORTED) {
+            g_have_fp64 = 0;
+            printf("note: the device has no fp64; FLOAT64 cases are skipped\n");
+        }
+    }
+    double t0 = h_now();
+    const int L = h_level();
+
+    /* single pass: not implemented yet -> UNSUPPORTED (flip SINGLE_PASS_IMPLEMENTED when it lands) */
+    if (h_case("single_pass grid status")) {
+        int32_t x[5] = {1, 2, 3, 4, 5}, y[5];
+        for (unsigned bi = 0; bi < NBLOCKS; bi++) {
+            redscan_scan_desc desc = {REDSCAN_SUM, REDSCAN_INT32, 0, 0, NULL, BLOCKS[bi], REDSCAN_GRID_SINGLE_PASS, 0};
+            memset(y, 0xA5, sizeof y);
+            redscan_status st = redscan_scan_host_ex(h_ctx, &desc, x, y, 5);
+            if (SINGLE_PASS_IMPLEMENTED) {
+                if (CHECK_OK(st, "single_pass")) CHECK(y[4] == 15, "single_pass: got %d, want 15", (int)y[4]);
+            } else {
+                CHECK_STATUS(st, REDSCAN_ERR_UNSUPPORTED, "redscan_scan_host_ex(single_pass)");
+                CHECK(*h_last_error(), "no last error for UNSUPPORTED single_pass");
+            }
+        }
+    }
+
+    empty_scans();
+    exclusive_first();
+    printf("small targeted cases: %.1f s\n", h_now() - t0);
+
+    /* full cross product at small sizes */
+    t0 = h_now();
+    static const size_t small[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257, 511, 512, 513};
+    for (size_t si = 0; si < sizeof small / sizeof small[0]; si++)
+        for (unsigned oi = 0; oi < 4; oi++)
+            for (unsigned ti = 0; ti < NTYPES; ti++) {
+                int ng = h_gen_count(TYPES[ti].in);
+                if (L >= 2 || small[si] == 257) {
+                    for (int g = 0; g < ng; g++) family(OPS[oi], ti, small[si], (h_gen)g, 1, 0, si % 3 == 0);
+                } else {
+                    family(OPS[oi], ti, small[si], (h_gen)((si + oi + ti) % (unsigned)ng), 1, 0, si % 3 == 0);
+                }
+            }
+    printf("small sizes, full cross product: %.1f s\n", h_now() - t0);
+
+    /* medium sizes: a rotating eighth of the combos (each with all grids) */
+    t0 = h_now();
+    {
+        size_t medium[24];
+        size_t nm = 0;
+        static const size_t fixed[] = {1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 65535, 65536, 65537};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) medium[nm++] = fixed[i];
+        h_rng r;
+        h_rng_init(&r, h_seed(200, 0, 0, 0, 0, 0));
+        medium[nm++] = 514 + (size_t)h_rng_below(&r, 3000);
+        medium[nm++] = 4098 + (size_t)h_rng_below(&r, 60000);
+        medium[nm++] = 65538 + (size_t)h_rng_below(&r, 200000);
+        printf("random sizes: %zu %zu %zu\n", medium[nm - 3], medium[nm - 2], medium[nm - 1]);
+        unsigned stride = L >= 2 ? 2 : L == 0 ? 16 : 8;
+        for (size_t si = 0; si < nm; si++)
+            for (unsigned oi = 0; oi < 4; oi++)
+                for (unsigned ti = 0; ti < NTYPES; ti++) {
+                    unsigned ng = (unsigned)h_gen_count(TYPES[ti].in);
+                    family(OPS[oi], ti, medium[si], (h_gen)((si + oi + ti) % ng), stride,
+                           (unsigned)(si * 3 + oi * 5 + ti), si % 4 == 0);
+                }
+    }
+    printf("medium sizes, rotating subset: %.1f s\n", h_now() - t0);
+
+    /* per block: sizes that need 2 and 3 levels; covering op/type/mode rotation, all grids */
+    t0 = h_now();
+    for (unsigned bi = 0; bi < 4; bi++) {
+        redscan_block_scan b = BLOCKS[bi];
+        size_t S = ref_scan_section(b);
+        size_t sizes[] = {S * S - 1, S * S + 1, 2 * S * S + 1};
+        for (size_t si = 0; si < 3; si++) {
+            size_t n = sizes[si];
+            unsigned per = n > (1u << 22) ? (L >= 2 ? 9 : 3) : n > (1u << 20) ? (L >= 1 ? 5 : 2) : (L >= 1 ? 9 : 3);
+            for (unsigned k = 0; k < per; k++) {
+                redscan_op op = OPS[(k + si + bi) % 4];
+                unsigned ti = (k + 2 * si + bi) % NTYPES;
+                h_gen g = (h_gen)((k + si) % (unsigned)h_gen_count(TYPES[ti].in));
+                int excl = (int)((k + bi) & 1), init = (int)(((k + si) >> 1) & 1), inplace = (int)((k / 3 + si) & 1);
+                if (skip_type(ti)) continue;
+                dataset d;
+                if (ds_init(&d, op, ti, n, g, 2)) {
+                    d.have_hier = 0;
+                    for (unsigned gi = 0; gi < NGRIDS; gi++) run_one(&d, b, GRIDS[gi], excl, init, inplace);
+                }
+                ds_free(&d);
+            }
+        }
+    }
+    printf("hierarchy-level sizes per block: %.1f s\n", h_now() - t0);
+
+    /* large sizes: covering subsets */
+    t0 = h_now();
+    {
+        static const size_t large[] = {(1u << 20) - 3, (1u << 20), (1u << 20) + 3, (1u << 24) + 1};
+        for (size_t li = 0; li < 4; li++) {
+            unsigned per = L == 0 ? 3 : (large[li] > (1u << 23) ? 5 : 9);
+            if (L >= 2) per = 12;
+            for (unsigned k = 0; k < per; k++) {
+                unsigned c = k + 7 * (unsigned)li;
+                redscan_op op = OPS[c % 4];
+                unsigned ti = (k + 4 * (unsigned)li) % NTYPES;
+                redscan_block_scan b = BLOCKS[(k + li) % NBLOCKS];
+                if (large[li] > (1u << 23) && b == REDSCAN_BLOCK_AUTO) b = REDSCAN_BLOCK_BRENT_KUNG;
+                redscan_grid_scan g = GRIDS[(k + 2 * li) % NGRIDS];
+                h_gen gen = (h_gen)(c % (unsigned)h_gen_count(TYPES[ti].in));
+                single(op, ti, large[li], gen, b, g, (int)(c & 1), (int)((c >> 1) & 1), (int)((c / 3) & 1));
+            }
+        }
+        /* 2^26 + 3: four levels of the kogge_stone hierarchy */
+        if (L >= 1) {
+            const size_t n = (1u << 26) + 3;
+            single(REDSCAN_SUM, 0, n, GEN_EDGE, REDSCAN_BLOCK_COARSENED, REDSCAN_GRID_HIERARCHICAL, 0, 0, 0);
+            single(REDSCAN_SUM, 4, n, GEN_PLAIN, REDSCAN_BLOCK_KOGGE_STONE, REDSCAN_GRID_REDUCE_THEN_SCAN, 1, 1, 1);
+        }
+    }
+    printf("large sizes: %.1f s\n", h_now() - t0);
+
+    t0 = h_now();
+    seed001_regressions();
+    widening_overflow();
+    printf("regressions and widenings: %.1f s\n", h_now() - t0);
+    return h_done();
+}
