@@ -1060,6 +1060,11 @@ int cli_bench(int argc, char **argv)
     printf("each case: one checked warm-up, then the median of %d timed runs%s\n", o.reps,
            o.reps_given ? "" : " (a case past 2 s stops after 3)");
     printf("GB/s: reduce, argmax, top2 count n*size bytes; scan counts 2*n*size (read + write)\n");
+    static const char *const algo_vars[] = {"REDSCAN_REDUCE_ALGO", "REDSCAN_SCAN_BLOCK", "REDSCAN_SCAN_GRID"};
+    for (int i = 0; i < 3; ++i)
+        if (getenv(algo_vars[i]) && *getenv(algo_vars[i]))
+            printf("note: %s=%s has no effect here: every case names its algorithm\n", algo_vars[i],
+                   getenv(algo_vars[i]));
 
     /* host references: on PoCL the "device" is this CPU */
     size_t copy_bytes = o.quick ? ((size_t)64 << 20) : ((size_t)256 << 20);
@@ -1085,6 +1090,7 @@ int cli_bench(int argc, char **argv)
                 st.total += cases_per_dtype(&o, o.sizes[si]);
 
     printf("%-11s %-8s %-32s %10s %10s %8s %s\n", "op", "dtype", "algo", "n", "median_ms", "GB/s", "check");
+    fflush(stdout);
     int skip_dtype[COUNT(k_dtypes)] = {0};
     for (int si = 0; si < o.nsizes; ++si) {
         size_t n = o.sizes[si];
