@@ -1,0 +1,243 @@
+/* test_parity: the same inputs through every execution path this machine has — the backend CTest selects
+ * (REDSCAN_BACKEND) first, then every other path — and the results must be the same bits for the same
+ * algorithm: integers equal, floats bitwise equal (NaN payloads included), argmin/argmax/top-k indices equal.
+ *
+ * Paths: REDSCAN_PARITY_DEVICES="cuda;opencl:nvidia;opencl:portable" (an opencl entry's text after the colon is
+ * a REDSCAN_OPENCL_DEVICE value), else every path found: cuda if usable, then OpenCL devices 0, 1, ... .
+ * With a single path there is nothing to compare: the test is skipped (77) and says so. */
+#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define MAX_PATHS 8
+
+typedef struct {
+    redscan_ctx *ctx;
+    char label[160];
+} path;
+
+static path paths[MAX_PATHS];
+static int npaths;
+
+static void add_path(redscan_ctx *ctx, const char *what)
+{
+    paths[npaths].ctx = ctx;
+    snprintf(paths[npaths].label, sizeof paths[npaths].label, "%s (%s: %s)", what, redscan_backend_name(ctx),
+             redscan_device_name(ctx));
+    printf("path %d: %s\n", npaths, paths[npaths].label);
+    npaths++;
+}
+
+/* Opens an OpenCL context on REDSCAN_OPENCL_DEVICE=sel (restored afterwards). */
+static redscan_ctx *open_opencl(const char *sel)
+{
+    const char *old = getenv("REDSCAN_OPENCL_DEVICE");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("REDSCAN_OPENCL_DEVICE", sel, 1);
+    redscan_ctx *ctx = NULL;
+    if (redscan_create(&ctx, REDSCAN_BACKEND_OPENCL) != REDSCAN_OK) ctx = NULL;
+    if (saved) {
+        setenv("REDSCAN_OPENCL_DEVICE", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("REDSCAN_OPENCL_DEVICE");
+    }
+    return ctx;
+}
+
+static int same_device(redscan_ctx *ctx)
+{
+    for (int i = 0; i < npaths; i++)
+        if (!strcmp(redscan_backend_name(paths[i].ctx), redscan_backend_name(ctx)) &&
+            !strcmp(redscan_device_name(paths[i].ctx), redscan_device_name(ctx)))
+            return 1;
+    return 0;
+}
+
+static void open_paths(void)
+{
+    add_path(h_ctx, "REDSCAN_BACKEND");
+    const char *list = getenv("REDSCAN_PARITY_DEVICES");
+    if (list && *list) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", list);
+        for (char *tok = strtok(buf, ";"); tok && npaths < MAX_PATHS; tok = strtok(NULL, ";")) {
+            redscan_ctx *ctx = NULL;
+            if (!strcmp(tok, "cuda")) {
+                if (redscan_create(&ctx, REDSCAN_BACKEND_CUDA) != REDSCAN_OK) ctx = NULL;
+            } else if (!strncmp(tok, "opencl:", 7)) {
+                ctx = open_opencl(tok + 7);
+            }
+            /* A listed path that does not open is a failure: the caller said it exists. */
+            if (!CHECK(ctx != NULL, "parity path '%s' could not be opened: %s", tok, redscan_last_error(NULL)))
+                continue;
+            if (same_device(ctx))
+                redscan_destroy(ctx);
+            else
+                add_path(ctx, tok);
+        }
+        return;
+    }
+    redscan_ctx *ctx = NULL;
+    if (redscan_create(&ctx, REDSCAN_BACKEND_CUDA) == REDSCAN_OK) {
+        if (same_device(ctx))
+            redscan_destroy(ctx);
+        else
+            add_path(ctx, "cuda");
+    }
+    for (int i = 0; i < 16 && npaths < MAX_PATHS; i++) {
+        char sel[16];
+        snprintf(sel, sizeof sel, "%d", i);
+        if (!(ctx = open_opencl(sel))) break;
+        if (same_device(ctx))
+            redscan_destroy(ctx);
+        else
+            add_path(ctx, "opencl device index");
+    }
+}
+
+/* Runs `fn` on every path and compares its output bytes with path 0's. */
+typedef redscan_status (*run_fn)(redscan_ctx *ctx, const void *arg, void *out, size_t out_bytes);
+
+static void compare_paths(const char *what, run_fn fn, const void *arg, size_t out_bytes)
+{
+    unsigned char *want = h_malloc(out_bytes ? out_bytes : 1), *got = h_malloc(out_bytes ? out_bytes : 1);
+    memset(want, 0, out_bytes); /* argext/top-k leave bytes past a 4-byte value untouched */
+    redscan_status st0 = fn(paths[0].ctx, arg, want, out_bytes);
+    for (int p = 1; p < npaths; p++) {
+        memset(got, 0, out_bytes);
+        redscan_status st = fn(paths[p].ctx, arg, got, out_bytes);
+        if (st0 == REDSCAN_ERR_UNSUPPORTED || st == REDSCAN_ERR_UNSUPPORTED) continue; /* e.g. fp64 missing */
+        if (!CHECK(st == st0, "%s: status %s on %s but %s on %s (%s)", what, redscan_status_string(st),
+                   paths[p].label, redscan_status_string(st0), paths[0].label, redscan_last_error(paths[p].ctx)))
+            continue;
+        if (st != REDSCAN_OK) continue;
+        size_t d = h_memdiff(got, want, out_bytes);
+        CHECK(d == (size_t)-1, "%s: %s differs from %s from byte %zu", what, paths[p].label, paths[0].label, d);
+    }
+    free(want);
+    free(got);
+}
+
+/* ---- the operations compared ---- */
+typedef struct {
+    const void *data;
+    size_t n;
+    redscan_reduce_desc rd;
+    redscan_scan_desc sd;
+    size_t k;
+    int flag; /* argmax / largest */
+} job;
+
+static redscan_status run_reduce(redscan_ctx *ctx, const void *arg, void *out, size_t out_bytes)
+{
+    const job *j = arg;
+    (void)out_bytes;
+    return redscan_reduce_host_ex(ctx, &j->rd, j->data, j->n, out);
+}
+
+static redscan_status run_scan(redscan_ctx *ctx, const void *arg, void *out, size_t out_bytes)
+{
+    const job *j = arg;
+    (void)out_bytes;
+    return redscan_scan_host_ex(ctx, &j->sd, j->data, out, j->n);
+}
+
+static redscan_status run_argext(redscan_ctx *ctx, const void *arg, void *out, size_t out_bytes)
+{
+    const job *j = arg;
+    (void)out_bytes;
+    uint64_t *index = out;
+    void *value = (unsigned char *)out + sizeof(uint64_t);
+    return j->flag ? redscan_argmax_host(ctx, j->rd.dtype, j->data, j->n, index, value)
+                   : redscan_argmin_host(ctx, j->rd.dtype, j->data, j->n, index, value);
+}
+
+static redscan_status run_topk(redscan_ctx *ctx, const void *arg, void *out, size_t out_bytes)
+{
+    const job *j = arg;
+    (void)out_bytes;
+    uint64_t *indices = out;
+    return redscan_topk_host(ctx, j->rd.dtype, j->data, j->n, j->k, j->flag, indices + j->k, indices);
+}
+
+static const redscan_dtype dtypes[] = {REDSCAN_INT32, REDSCAN_UINT32, REDSCAN_INT64,
+                                       REDSCAN_UINT64, REDSCAN_FLOAT32, REDSCAN_FLOAT64};
+
+int main(void)
+{
+    h_open("test_parity");
+    open_paths();
+    if (npaths < 2) {
+        printf("SKIP test_parity: only one execution path here (%s); nothing to compare\n", paths[0].label);
+        redscan_destroy(h_ctx);
+        return H_SKIP;
+    }
+    const size_t big = h_level() == 0 ? 70001 : ((size_t)1 << 20) + 3;
+    const size_t sizes[] = {1, 255, 2049, 4097, 70001, big};
+    const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
+    void *data = h_malloc(big * 8);
+    for (int di = 0; di < 6; di++) {
+        const redscan_dtype dt = dtypes[di];
+        const redscan_dtype wide = (dt == REDSCAN_INT32)     ? REDSCAN_INT64
+                                   : (dt == REDSCAN_UINT32)  ? REDSCAN_UINT64
+                                   : (dt == REDSCAN_FLOAT32) ? REDSCAN_FLOAT64
+                                                             : (redscan_dtype)0;
+        const size_t osize = redscan_dtype_size(wide ? wide : dt);
+        for (int op = REDSCAN_SUM; op <= REDSCAN_MAX; op++) {
+            for (int g = 0; g < h_gen_count(dt); g++) {
+                for (int si = 0; si < nsizes; si++) {
+                    const size_t n = sizes[si];
+                    h_rng r;
+                    h_rng_init(&r, h_seed(1, (uint64_t)dt, (uint64_t)op, (uint64_t)g, n, 0));
+                    h_generate(&r, dt, (redscan_op)op, (h_gen)g, data, n);
+                    job j = {data, n, {(redscan_op)op, dt, 0, REDSCAN_REDUCE_AUTO, 0}, {0}, 0, 0};
+                    for (int algo = REDSCAN_REDUCE_TREE; algo <= REDSCAN_REDUCE_COARSENED; algo++) {
+                        for (int w = 0; w <= (wide != 0); w++) {
+                            j.rd.algo = (redscan_reduce_algo)algo;
+                            j.rd.out_dtype = w ? wide : (redscan_dtype)0;
+                            if (h_case("reduce %s %s->%s %s n=%zu gen=%s", redscan_op_name((redscan_op)op),
+                                       redscan_dtype_name(dt), w ? redscan_dtype_name(wide) : "same",
+                                       h_algo_str(j.rd.algo), n, h_gen_name((h_gen)g)))
+                                compare_paths(h_case_str(), run_reduce, &j, w ? osize : redscan_dtype_size(dt));
+                        }
+                    }
+                    if (n > 70001) continue; /* scans: the block x grid matrix at the smaller sizes */
+                    for (int b = REDSCAN_BLOCK_KOGGE_STONE; b <= REDSCAN_BLOCK_COARSENED; b++) {
+                        for (int gr = REDSCAN_GRID_HIERARCHICAL; gr <= REDSCAN_GRID_REDUCE_THEN_SCAN; gr++) {
+                            for (int ex = 0; ex <= 1; ex++) {
+                                const int w = (wide != 0) && ex == 1;
+                                redscan_scan_desc sd = {(redscan_op)op, dt, w ? wide : (redscan_dtype)0, ex, NULL,
+                                                        (redscan_block_scan)b, (redscan_grid_scan)gr, 0};
+                                j.sd = sd;
+                                if (h_case("scan %s %s%s %s/%s %s n=%zu gen=%s", redscan_op_name((redscan_op)op),
+                                           redscan_dtype_name(dt), w ? "->wide" : "", h_block_str(sd.block),
+                                           h_grid_str(sd.grid), ex ? "exclusive" : "inclusive", n,
+                                           h_gen_name((h_gen)g)))
+                                    compare_paths(h_case_str(), run_scan, &j,
+                                                  n * (w ? osize : redscan_dtype_size(dt)));
+                            }
+                        }
+                    }
+                    if (op == REDSCAN_MIN || op == REDSCAN_MAX) {
+                        j.rd.dtype = dt;
+                        j.flag = op == REDSCAN_MAX;
+                        if (h_case("arg%s %s n=%zu gen=%s", j.flag ? "max" : "min", redscan_dtype_name(dt), n,
+                                   h_gen_name((h_gen)g)))
+                            compare_paths(h_case_str(), run_argext, &j, 16);
+                        j.k = n < 16 ? n : 16;
+                        if (h_case("top%zu %s %s n=%zu gen=%s", j.k, j.flag ? "largest" : "smallest",
+                                   redscan_dtype_name(dt), n, h_gen_name((h_gen)g)))
+                            compare_paths(h_case_str(), run_topk, &j, j.k * 16);
+                    }
+                }
+            }
+        }
+    }
+    free(data);
+    for (int p = 1; p < npaths; p++) redscan_destroy(paths[p].ctx);
+    return h_done();
+}
