@@ -28,12 +28,18 @@ extern "C" {
 #define RS_CU_TREE_TILE 512
 #define RS_CU_INTERLEAVED_TILE 256
 #define RS_CU_COARSENED_TILE 4096
+#define RS_CU_WARP_SYNC_TILE 512 /* warp_sync and shuffle: the tree's tiles and combinations, warp-level tails */
+#define RS_CU_SHUFFLE_TILE 512
 cudaError_t rs_cu_reduce_tree(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
                               void *partials, unsigned grid, cudaStream_t stream);
 cudaError_t rs_cu_reduce_interleaved(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
                                      void *partials, unsigned grid, cudaStream_t stream);
 cudaError_t rs_cu_reduce_coarsened(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
                                    void *partials, unsigned grid, cudaStream_t stream);
+cudaError_t rs_cu_reduce_warp_sync(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
+                                   void *partials, unsigned grid, cudaStream_t stream);
+cudaError_t rs_cu_reduce_shuffle(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
+                                 void *partials, unsigned grid, cudaStream_t stream);
 
 /* ---- argmin / argmax: one (value, index) per tile of RS_CU_ARGEXT_TILE candidates ----
  * Candidates are vals[0..count-1]; their indices are idx[] (NULL on the first pass: the position). n is the

@@ -28,6 +28,8 @@ static const rs_cuda_reduce_algo_info rs_cuda_reduce_algos[] = {
     {REDSCAN_REDUCE_TREE, "reduce_tree", rs_cu_reduce_tree, RS_CU_TREE_TILE},
     {REDSCAN_REDUCE_INTERLEAVED, "reduce_interleaved", rs_cu_reduce_interleaved, RS_CU_INTERLEAVED_TILE},
     {REDSCAN_REDUCE_COARSENED, "reduce_coarsened", rs_cu_reduce_coarsened, RS_CU_COARSENED_TILE},
+    {REDSCAN_REDUCE_WARP_SYNC, "reduce_warp_sync", rs_cu_reduce_warp_sync, RS_CU_WARP_SYNC_TILE},
+    {REDSCAN_REDUCE_SHUFFLE, "reduce_shuffle", rs_cu_reduce_shuffle, RS_CU_SHUFFLE_TILE},
 };
 
 static redscan_status rs_cuda_launched(redscan_ctx *ctx, cudaError_t err, const char *what)

@@ -7,12 +7,14 @@
 static redscan_status rs_ocl_init(redscan_ctx *ctx)
 {
     ctx->impl = NULL;
-    rs_ocl *o = calloc(1, sizeof *o);
+    /* rs_ocl_full, not rs_ocl: ocl_memory.c keeps its scratch slots behind the public part. */
+    rs_ocl_full *full = calloc(1, sizeof *full);
+    rs_ocl *o = full ? &full->base : NULL;
     if (!o) return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "out of host memory creating the OpenCL context");
     redscan_status st = rs_ocl_open(ctx, o);
     if (st != REDSCAN_OK) {
         rs_ocl_close(o);
-        free(o);
+        free(full);
         return st;
     }
     ctx->impl = o;
@@ -28,7 +30,7 @@ static void rs_ocl_shutdown(redscan_ctx *ctx)
     rs_ocl_programs_release(o);
     rs_ocl_scratch_release(o);
     rs_ocl_close(o);
-    free(o);
+    free(rs_ocl_full_of(o));
     ctx->impl = NULL;
 }
 

@@ -179,6 +179,78 @@ static int rs_ocl_has_extension(cl_device_id d, const char *ext)
     return found;
 }
 
+/* ---- sub-groups (warp_sync / shuffle reductions) ----
+ * OpenCL 3.0 / 2.1 names, by number: the 1.2 headers the library targets do not define them. */
+#define RS_CL_DEVICE_OPENCL_C_ALL_VERSIONS 0x1066
+#define RS_CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE 0x2033 /* same value as the _KHR name */
+#define RS_CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE 0x2034
+typedef struct {
+    cl_uint version; /* cl_version: major in bits 22..31 */
+    char name[64];
+} rs_ocl_name_version;
+
+/* Highest OpenCL C major version the device compiles: CL_DEVICE_OPENCL_C_ALL_VERSIONS (3.0 devices, whose
+ * CL_DEVICE_OPENCL_C_VERSION may say 1.2), else "OpenCL C <major>.<minor>" of CL_DEVICE_OPENCL_C_VERSION. */
+static int rs_ocl_c_major(cl_device_id d)
+{
+    int best = 1;
+    size_t bytes = 0;
+    if (clGetDeviceInfo(d, RS_CL_DEVICE_OPENCL_C_ALL_VERSIONS, 0, NULL, &bytes) == CL_SUCCESS &&
+        bytes >= sizeof(rs_ocl_name_version)) {
+        rs_ocl_name_version *all = malloc(bytes);
+        if (all && clGetDeviceInfo(d, RS_CL_DEVICE_OPENCL_C_ALL_VERSIONS, bytes, all, NULL) == CL_SUCCESS)
+            for (size_t i = 0; i < bytes / sizeof *all; i++)
+                if ((int)(all[i].version >> 22) > best) best = (int)(all[i].version >> 22);
+        free(all);
+    }
+    char text[128] = "";
+    int major = 0, minor = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_OPENCL_C_VERSION, sizeof text - 1, text, NULL) == CL_SUCCESS &&
+        sscanf(text, "OpenCL C %d.%d", &major, &minor) == 2 && major > best)
+        best = major;
+    return best;
+}
+
+/* What the warp_sync / shuffle reductions need from the device, read once at open: the extensions, the -cl-std
+ * their program is built with, and the kernel query for the sub-group size. */
+static void rs_ocl_query_subgroups(rs_ocl *o)
+{
+    o->has_subgroups = rs_ocl_has_extension(o->device, "cl_khr_subgroups");
+    o->has_subgroup_shuffle_relative = rs_ocl_has_extension(o->device, "cl_khr_subgroup_shuffle_relative");
+    o->subgroup_std[0] = '\0';
+    o->sub_group_info = NULL;
+    if (!o->has_subgroups || !o->has_subgroup_shuffle_relative) return;
+    const int major = rs_ocl_c_major(o->device);
+    snprintf(o->subgroup_std, sizeof o->subgroup_std, "%s", major >= 3 ? "CL3.0" : major == 2 ? "CL2.0" : "");
+    /* A pointer to a function comes back as void *; the cast is the documented way to use it. */
+    o->sub_group_info =
+        (rs_ocl_sub_group_info_fn)clGetExtensionFunctionAddressForPlatform(o->platform, "clGetKernelSubGroupInfoKHR");
+}
+
+redscan_status rs_ocl_kernel_subgroups(redscan_ctx *ctx, cl_kernel kernel, const char *what, size_t *size,
+                                       size_t *count)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    if (!o->sub_group_info)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                            "%s: the OpenCL platform of %s does not provide clGetKernelSubGroupInfoKHR, so the "
+                            "sub-group size of the kernel cannot be checked",
+                            what, ctx->device_name);
+    const size_t local = RS_GROUP;
+    *size = *count = 0;
+    cl_int err = o->sub_group_info(kernel, o->device, RS_CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof local,
+                                   &local, sizeof *size, size, NULL);
+    if (err == CL_SUCCESS)
+        err = o->sub_group_info(kernel, o->device, RS_CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, sizeof local, &local,
+                                sizeof *count, count, NULL);
+    if (err != CL_SUCCESS)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                            "%s: clGetKernelSubGroupInfoKHR failed on %s (%s, %d), so the sub-group size of the kernel "
+                            "cannot be checked",
+                            what, ctx->device_name, rs_ocl_error_name(err), (int)err);
+    return REDSCAN_OK;
+}
+
 static redscan_status rs_ocl_query(redscan_ctx *ctx, rs_ocl *o)
 {
     cl_int err = clGetDeviceInfo(o->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof o->max_group, &o->max_group, NULL);
@@ -195,6 +267,7 @@ static redscan_status rs_ocl_query(redscan_ctx *ctx, rs_ocl *o)
     cl_device_fp_config fp64 = 0;
     if (clGetDeviceInfo(o->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS) fp64 = 0;
     o->has_fp64 = fp64 != 0 || rs_ocl_has_extension(o->device, "cl_khr_fp64");
+    rs_ocl_query_subgroups(o);
     return REDSCAN_OK;
 }
 

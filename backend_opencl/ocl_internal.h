@@ -19,14 +19,21 @@
 /* Fixed by docs/ALGORITHMS.md; identical in kernels_cu. */
 #define RS_GROUP 256
 
-/* One built program: all kernels of one (input dtype, output dtype, op). */
+/* One built program: all kernels of one (input dtype, output dtype, op); or, with subgroups, only the
+ * sub-group reduction kernels (rs_ocl_program_get_subgroups). */
 typedef struct rs_ocl_program {
     redscan_dtype dtype;
     redscan_dtype out_dtype;
     redscan_op op;
+    int subgroups;
     cl_program program;
     struct rs_ocl_program *next;
 } rs_ocl_program;
+
+/* clGetKernelSubGroupInfoKHR (cl_khr_subgroups), looked up per platform: the 1.2 headers do not declare it. */
+typedef cl_int(CL_API_CALL *rs_ocl_sub_group_info_fn)(cl_kernel kernel, cl_device_id device, cl_uint param_name,
+                                                      size_t input_size, const void *input, size_t value_size,
+                                                      void *value, size_t *value_size_ret);
 
 typedef struct {
     cl_platform_id platform;
@@ -39,6 +46,11 @@ typedef struct {
     cl_ulong local_mem;     /* CL_DEVICE_LOCAL_MEM_SIZE */
     cl_uint compute_units;  /* used only to size grids, never to change results */
     cl_ulong max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    /* Sub-groups (warp_sync / shuffle reductions), read at open from CL_DEVICE_EXTENSIONS and the versions. */
+    int has_subgroups;                 /* cl_khr_subgroups */
+    int has_subgroup_shuffle_relative; /* cl_khr_subgroup_shuffle_relative */
+    char subgroup_std[8];              /* -cl-std of the sub-group program: "CL3.0", "CL2.0" or "" (none) */
+    rs_ocl_sub_group_info_fn sub_group_info; /* NULL when the platform does not provide it */
     rs_ocl_program *programs; /* cache: built once per context */
     cl_mem scratch;         /* grow-only scratch, released at shutdown */
     size_t scratch_bytes;
@@ -53,12 +65,22 @@ const char *rs_ocl_error_name(cl_int err);
 /* ocl_device.c */
 redscan_status rs_ocl_open(redscan_ctx *ctx, rs_ocl *o);   /* honours REDSCAN_OPENCL_DEVICE */
 void rs_ocl_close(rs_ocl *o);
+/* Sub-group size (CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE) and count (CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE) of
+ * kernel in a 1-D group of RS_GROUP work-items; REDSCAN_ERR_UNSUPPORTED (naming `what`) when they cannot be queried. */
+redscan_status rs_ocl_kernel_subgroups(redscan_ctx *ctx, cl_kernel kernel, const char *what, size_t *size,
+                                       size_t *count);
 
 /* ocl_program.c: the program for (dtype, out_dtype, op), built on first use and cached in o->programs.
  * FLOAT64 on a device without fp64 -> REDSCAN_ERR_UNSUPPORTED; build failure -> REDSCAN_ERR_KERNEL_BUILD with
  * the build log in last_error. */
 redscan_status rs_ocl_program_get(redscan_ctx *ctx, redscan_dtype dtype, redscan_dtype out_dtype, redscan_op op,
                                   cl_program *program);
+/* The program of the sub-group reductions (kernels_cl/reduce_warp_sync.cl, reduce_shuffle.cl) for (dtype, out_dtype,
+ * op): built from common.clh, reduce_common.clh and those two files only, with -DRS_SUBGROUPS=1 and
+ * -cl-std=o->subgroup_std (the sub-group built-ins need OpenCL C 2.0 or later); cached beside the others. Its kernels
+ * exist only where the compiler defines the sub-group extension macros (check CL_PROGRAM_KERNEL_NAMES). */
+redscan_status rs_ocl_program_get_subgroups(redscan_ctx *ctx, redscan_dtype dtype, redscan_dtype out_dtype,
+                                            redscan_op op, cl_program *program);
 /* Create a kernel by name from a cached program (caller releases it). */
 redscan_status rs_ocl_kernel(redscan_ctx *ctx, cl_program program, const char *name, cl_kernel *kernel);
 /* Enqueue a 1-D launch of groups x RS_GROUP work-items. */
@@ -94,12 +116,23 @@ redscan_status rs_ocl_buffer_create(redscan_ctx *ctx, size_t bytes, void **handl
 void rs_ocl_buffer_destroy(redscan_ctx *ctx, void *handle);
 redscan_status rs_ocl_buffer_write(redscan_ctx *ctx, void *handle, size_t offset, const void *src, size_t bytes);
 redscan_status rs_ocl_buffer_read(redscan_ctx *ctx, void *handle, size_t offset, void *dst, size_t bytes);
-/* Split the context scratch into `count` (<= RS_OCL_SPLIT_MAX) non-overlapping sub-buffers of bytes[i]
- * each (suitably aligned), e.g. the ping-pong partial arrays of a multi-pass reduction. The caller releases
- * the parts before the next call that may grow the scratch. */
+/* `count` (<= RS_OCL_SPLIT_MAX) distinct scratch buffers of at least bytes[i] each, e.g. the ping-pong
+ * partial arrays of a multi-pass reduction: part i is the context's grow-only scratch slot i (separate from
+ * o->scratch), retained for the caller, who releases the parts when the call is done. Separate buffers, not
+ * sub-buffers of one: on NVIDIA's OpenCL, launches on sub-buffers measured up to 1.7x slower (reduce) and
+ * 30x slower (top-k, k = 256) at n = 2^28 on an H100. */
 #define RS_OCL_SPLIT_MAX 8
 redscan_status rs_ocl_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, cl_mem *parts);
-/* Release the scratch buffer (shutdown). */
+/* Release the scratch buffer and the slots (shutdown). */
 void rs_ocl_scratch_release(rs_ocl *o);
+
+/* The backend state as ocl_backend.c allocates it: rs_ocl first, then what the additions need. Every
+ * OpenCL context's impl is one of these, so the cast in rs_ocl_full_of is valid. */
+typedef struct {
+    rs_ocl base;
+    cl_mem slot[RS_OCL_SPLIT_MAX]; /* rs_ocl_scratch_split */
+    size_t slot_bytes[RS_OCL_SPLIT_MAX];
+} rs_ocl_full;
+static inline rs_ocl_full *rs_ocl_full_of(rs_ocl *o) { return (rs_ocl_full *)o; }
 
 #endif /* REDSCAN_OCL_INTERNAL_H */

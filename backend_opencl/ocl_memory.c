@@ -1,4 +1,4 @@
-/* OpenCL backend: device buffers, blocking transfers, per-context scratch.
+/* OpenCL backend: device buffers, blocking transfers, per-context scratch (grow-only).
  *
  * Buffers are plain cl_mem handles (the core stores them in redscan_buffer.handle). A zero-byte request
  * allocates one byte, since OpenCL rejects empty buffers and the API allows them. Transfers are blocking, so
@@ -93,36 +93,39 @@ redscan_status rs_ocl_scratch(redscan_ctx *ctx, size_t bytes, cl_mem *mem)
     return REDSCAN_OK;
 }
 
+/* Slot i grows like the scratch (at least doubling, capped at the device limit); the old buffer is released
+ * first, and OpenCL keeps it alive until launches already queued on it are done. */
+static redscan_status rs_ocl_slot(redscan_ctx *ctx, size_t i, size_t bytes, cl_mem *mem)
+{
+    rs_ocl_full *f = rs_ocl_full_of(rs_ocl_of(ctx));
+    if (!f->slot[i] || f->slot_bytes[i] < bytes) {
+        size_t want = bytes;
+        if (f->slot_bytes[i] <= ((size_t)-1) / 2 && want < 2 * f->slot_bytes[i]) want = 2 * f->slot_bytes[i];
+        if ((cl_ulong)want > f->base.max_alloc) want = bytes;
+        if (f->slot[i]) clReleaseMemObject(f->slot[i]);
+        f->slot[i] = NULL;
+        f->slot_bytes[i] = 0;
+        redscan_status st = rs_ocl_alloc(ctx, want, "scratch buffer", &f->slot[i]);
+        if (st != REDSCAN_OK && want > bytes) st = rs_ocl_alloc(ctx, want = bytes, "scratch buffer", &f->slot[i]);
+        if (st != REDSCAN_OK) return st;
+        f->slot_bytes[i] = want;
+    }
+    cl_int err = clRetainMemObject(f->slot[i]);
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clRetainMemObject (scratch)");
+    *mem = f->slot[i];
+    return REDSCAN_OK;
+}
+
 redscan_status rs_ocl_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, cl_mem *parts)
 {
-    rs_ocl *o = rs_ocl_of(ctx);
-    /* Sub-buffer origins must be multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN (in bits). */
-    cl_uint align_bits = 0;
-    if (clGetDeviceInfo(o->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL) !=
-            CL_SUCCESS ||
-        align_bits < 8 * 128)
-        align_bits = 8 * 128;
-    const size_t align = align_bits / 8;
-    size_t origin[RS_OCL_SPLIT_MAX], total = 0;
     if (count > RS_OCL_SPLIT_MAX)
-        return rs_set_error(ctx, REDSCAN_ERR_DEVICE, "internal: scratch split into %zu parts", count);
+        return rs_set_error(ctx, REDSCAN_ERR_DEVICE, "internal: %zu scratch parts asked, at most %d", count,
+                            RS_OCL_SPLIT_MAX);
     for (size_t i = 0; i < count; i++) {
-        size_t size = bytes[i] ? bytes[i] : 1;
-        if (size > ((size_t)-1) - total - align)
-            return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "scratch of more than %zu bytes", (size_t)-1);
-        origin[i] = total;
-        total = (total + size + align - 1) / align * align;
-    }
-    cl_mem whole = NULL;
-    redscan_status st = rs_ocl_scratch(ctx, total, &whole);
-    if (st != REDSCAN_OK) return st;
-    for (size_t i = 0; i < count; i++) {
-        cl_buffer_region region = {origin[i], bytes[i] ? bytes[i] : 1};
-        cl_int err;
-        parts[i] = clCreateSubBuffer(whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-        if (err != CL_SUCCESS) {
+        redscan_status st = rs_ocl_slot(ctx, i, bytes[i], &parts[i]);
+        if (st != REDSCAN_OK) {
             for (size_t j = 0; j < i; j++) clReleaseMemObject(parts[j]);
-            return rs_ocl_fail(ctx, err, "clCreateSubBuffer (scratch)");
+            return st;
         }
     }
     return REDSCAN_OK;
@@ -130,6 +133,12 @@ redscan_status rs_ocl_scratch_split(redscan_ctx *ctx, size_t count, const size_t
 
 void rs_ocl_scratch_release(rs_ocl *o)
 {
+    rs_ocl_full *f = rs_ocl_full_of(o);
+    for (size_t i = 0; i < RS_OCL_SPLIT_MAX; i++) {
+        if (f->slot[i]) clReleaseMemObject(f->slot[i]);
+        f->slot[i] = NULL;
+        f->slot_bytes[i] = 0;
+    }
     if (o->scratch) clReleaseMemObject(o->scratch);
     o->scratch = NULL;
     o->scratch_bytes = 0;

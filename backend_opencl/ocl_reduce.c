@@ -1,14 +1,17 @@
 /* OpenCL backend: reductions, argmin/argmax and top-k launches (kernels_cl/reduce_*.cl, argext.cl, topk.cl).
  *
  * Every operation is a chain of passes: the first reads the caller's buffer (never written), each later
- * pass reads the previous pass's output from the context scratch, until one tile's worth is left. The
- * scratch is cut into two ping-pong halves A and B: pass 1 writes A, pass 2 writes B, pass 3 writes A ...;
- * each pass's output is smaller than the one before, so A holds pass 1's output and B pass 2's. */
+ * pass reads the previous pass's output, until one tile's worth is left. Two ping-pong scratch buffers A and
+ * B (rs_ocl_scratch_split): pass 1 writes A, pass 2 writes B, pass 3 writes A ...; each pass's output is
+ * smaller than the one before, so A is sized for pass 1's output and B for pass 2's. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "ocl_internal.h"
 
 static uint64_t rs_div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
-/* Kernel arguments in order; `sizes[i] == 0` marks a cl_mem passed by handle. */
+/* Set kernel arguments 0..count-1 from (size, pointer) pairs. */
 static redscan_status rs_set_args(redscan_ctx *ctx, cl_kernel k, const char *what, int count, const size_t *sizes,
                                   const void *const *values)
 {
@@ -26,13 +29,82 @@ typedef struct {
     const char *kernel_in; /* reads IN_T */
     const char *kernel_t;  /* reads the T partials of the previous pass */
     uint64_t tile;         /* TILE of docs/ALGORITHMS.md */
+    int subgroups;         /* needs sub-groups of RS_OCL_WARP; kernels in rs_ocl_program_get_subgroups's program */
 } rs_reduce_algo_info;
 
 static const rs_reduce_algo_info rs_reduce_algos[] = {
-    {REDSCAN_REDUCE_TREE, "reduce_tree_in", "reduce_tree_t", 512},
-    {REDSCAN_REDUCE_INTERLEAVED, "reduce_interleaved_in", "reduce_interleaved_t", 256},
-    {REDSCAN_REDUCE_COARSENED, "reduce_coarsened_in", "reduce_coarsened_t", 4096},
+    {REDSCAN_REDUCE_TREE, "reduce_tree_in", "reduce_tree_t", 512, 0},
+    {REDSCAN_REDUCE_INTERLEAVED, "reduce_interleaved_in", "reduce_interleaved_t", 256, 0},
+    {REDSCAN_REDUCE_COARSENED, "reduce_coarsened_in", "reduce_coarsened_t", 4096, 0},
+    {REDSCAN_REDUCE_WARP_SYNC, "reduce_warp_sync_in", "reduce_warp_sync_t", 512, 1},
+    {REDSCAN_REDUCE_SHUFFLE, "reduce_shuffle_in", "reduce_shuffle_t", 512, 1},
 };
+
+#define RS_OCL_WARP 32 /* RS_WARP of kernels_cl/reduce_common.clh */
+
+/* warp_sync / shuffle, before anything is built: the device must list both extensions. */
+static redscan_status rs_reduce_subgroup_device(redscan_ctx *ctx, redscan_reduce_algo algo)
+{
+    const rs_ocl *o = rs_ocl_of(ctx);
+    if (o->has_subgroups && o->has_subgroup_shuffle_relative) return REDSCAN_OK;
+    const int both = !o->has_subgroups && !o->has_subgroup_shuffle_relative;
+    return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                        "reduction algorithm '%s' needs OpenCL sub-groups of %d work-items with relative shuffles; "
+                        "device %s lacks the extension%s %s%s%s",
+                        redscan_reduce_algo_name(algo), RS_OCL_WARP, ctx->device_name, both ? "s" : "",
+                        o->has_subgroups ? "" : "cl_khr_subgroups", both ? " and " : "",
+                        o->has_subgroup_shuffle_relative ? "" : "cl_khr_subgroup_shuffle_relative");
+}
+
+/* Whether the built program has a kernel of that name (CL_PROGRAM_KERNEL_NAMES: names separated by ';'). */
+static int rs_program_has_kernel(cl_program program, const char *name)
+{
+    size_t len = 0;
+    if (clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &len) != CL_SUCCESS || len == 0) return 0;
+    char *names = malloc(len + 1);
+    if (!names) return 0;
+    int found = 0;
+    if (clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, len, names, NULL) == CL_SUCCESS) {
+        names[len] = '\0';
+        const size_t nl = strlen(name);
+        for (const char *p = strstr(names, name); p && !found; p = strstr(p + 1, name))
+            found = (p == names || p[-1] == ';') && (p[nl] == '\0' || p[nl] == ';');
+    }
+    free(names);
+    return found;
+}
+
+/* warp_sync / shuffle, once the sub-group program is built: the compiler must have compiled the kernels (it does
+ * only where it defines the sub-group extension macros) ... */
+static redscan_status rs_reduce_subgroup_program(redscan_ctx *ctx, redscan_reduce_algo algo, cl_program program,
+                                                 const rs_reduce_algo_info *info)
+{
+    const rs_ocl *o = rs_ocl_of(ctx);
+    const char *missing = !rs_program_has_kernel(program, info->kernel_in) ? info->kernel_in
+                          : !rs_program_has_kernel(program, info->kernel_t) ? info->kernel_t
+                                                                             : NULL;
+    if (!missing) return REDSCAN_OK;
+    return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                        "reduction algorithm '%s': device %s lists cl_khr_subgroups and "
+                        "cl_khr_subgroup_shuffle_relative, but its OpenCL C compiler (-cl-std=%s) did not define "
+                        "them, so kernel %s was not compiled",
+                        redscan_reduce_algo_name(algo), ctx->device_name,
+                        o->subgroup_std[0] ? o->subgroup_std : "default", missing);
+}
+
+/* ... and run it with sub-groups of exactly RS_OCL_WARP work-items, RS_GROUP / RS_OCL_WARP of them per group. */
+static redscan_status rs_reduce_subgroup_kernel(redscan_ctx *ctx, redscan_reduce_algo algo, cl_kernel kernel,
+                                                const char *name)
+{
+    size_t size = 0, count = 0;
+    redscan_status st = rs_ocl_kernel_subgroups(ctx, kernel, name, &size, &count);
+    if (st != REDSCAN_OK) return st;
+    if (size == RS_OCL_WARP && count == RS_GROUP / RS_OCL_WARP) return REDSCAN_OK;
+    return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                        "reduction algorithm '%s' needs sub-groups of exactly %d work-items; device %s runs %s with "
+                        "sub-groups of up to %zu (%zu per group of %d)",
+                        redscan_reduce_algo_name(algo), RS_OCL_WARP, ctx->device_name, name, size, count, RS_GROUP);
+}
 
 /* Launch `kernel` (in, count, out) once over count elements: one output per tile. */
 static redscan_status rs_reduce_pass(redscan_ctx *ctx, cl_kernel kernel, cl_mem in, uint64_t count, cl_mem out,
@@ -58,7 +130,14 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
                             (int)algo);
 
     cl_program program;
-    redscan_status st = rs_ocl_program_get(ctx, req->dtype, req->out_dtype, req->op, &program);
+    redscan_status st;
+    if (info->subgroups) {
+        st = rs_reduce_subgroup_device(ctx, algo);
+        if (st == REDSCAN_OK) st = rs_ocl_program_get_subgroups(ctx, req->dtype, req->out_dtype, req->op, &program);
+        if (st == REDSCAN_OK) st = rs_reduce_subgroup_program(ctx, algo, program, info);
+    } else {
+        st = rs_ocl_program_get(ctx, req->dtype, req->out_dtype, req->op, &program);
+    }
     if (st != REDSCAN_OK) return st;
     cl_kernel k_in = NULL, k_t = NULL;
     cl_mem part[2] = {NULL, NULL};
@@ -68,6 +147,8 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
 
     st = rs_ocl_kernel(ctx, program, info->kernel_in, &k_in);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, info->kernel_t, &k_t);
+    if (st == REDSCAN_OK && info->subgroups) st = rs_reduce_subgroup_kernel(ctx, algo, k_in, info->kernel_in);
+    if (st == REDSCAN_OK && info->subgroups) st = rs_reduce_subgroup_kernel(ctx, algo, k_t, info->kernel_t);
     if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, 2, bytes, part);
     if (st != REDSCAN_OK) goto done;
 

@@ -11,8 +11,8 @@
  *     else: scan_sections_t_B (S_k -> level k+1), totals scan of level k+1, scan_add_carry(S_k, P_{k+1}).
  * n <= SECTION: one scan_sections_in_B launch that applies init directly, for both grids.
  *
- * The totals of all levels live in one scratch allocation cut into sub-buffers (rs_ocl_scratch_split), so
- * the kernels take plain buffers, as their CUDA twins take pointers. */
+ * The totals of each level live in their own scratch slot (rs_ocl_scratch_split: grow-only, reused across
+ * calls), so the kernels take plain buffers, as their CUDA twins take pointers. */
 #include <stdio.h>
 
 #include "ocl_internal.h"
@@ -20,7 +20,7 @@
 /* Every section holds >= 256 = 2^8 values, so 8 levels of totals cover any n < 2^64. */
 #define RS_SCAN_MAX_LEVELS 8
 #if RS_SCAN_MAX_LEVELS > RS_OCL_SPLIT_MAX
-#error "the scan levels must fit one rs_ocl_scratch_split"
+#error "the scan levels must fit one rs_ocl_scratch_split call"
 #endif
 
 typedef struct {
@@ -47,20 +47,25 @@ typedef struct {
     cl_kernel k_add;       /* scan_add_carry, created on first use */
     int nlevels;
     uint64_t count[RS_SCAN_MAX_LEVELS];  /* totals held by level k */
-    cl_mem level[RS_SCAN_MAX_LEVELS];    /* sub-buffers of the scratch */
+    cl_mem level[RS_SCAN_MAX_LEVELS];    /* scratch slots, released when the call is done */
 } rs_scan_run;
 
-/* AUTO. CPU devices (PoCL): the fastest pair measured on PoCL, float sum at n = 2^24 (docs/ALGORITHMS.md,
- * "OpenCL scan kernels and AUTO"). Other devices (GPUs): coarsened sections are the most work-efficient
- * and the largest (fewest totals), and reduce-then-scan moves 3n elements against hierarchical's 4n. */
+/* AUTO (measurements: docs/ALGORITHMS.md, "OpenCL scan kernels and AUTO"), float sum at n = 2^24:
+ *   CPU devices (PoCL): coarsened x hierarchical, the fastest pair on PoCL 3.1 (1.7 GB/s against 1.4 GB/s for
+ *     coarsened x reduce_then_scan and <= 0.7 GB/s for the other blocks): PoCL pays per barrier region, and
+ *     coarsened has the fewest regions per element; a second pass over the input costs more than the
+ *     add-carry pass.
+ *   Other devices (GPUs): coarsened x reduce_then_scan, the fastest pair on an H100 through NVIDIA's OpenCL
+ *     (500 GB/s at 2^24, 910 GB/s at 2^28): it moves 3n elements against hierarchical's 4n. */
 static void rs_scan_pick(const rs_ocl *o, const rs_scan_req *req, redscan_block_scan *block,
                          redscan_grid_scan *grid)
 {
     const int cpu = (o->device_type & CL_DEVICE_TYPE_CPU) != 0;
-    *block = req->block;
-    *grid = req->grid;
-    if (*block == REDSCAN_BLOCK_AUTO) *block = cpu ? REDSCAN_BLOCK_COARSENED : REDSCAN_BLOCK_COARSENED;
-    if (*grid == REDSCAN_GRID_AUTO) *grid = cpu ? REDSCAN_GRID_REDUCE_THEN_SCAN : REDSCAN_GRID_REDUCE_THEN_SCAN;
+    *block = req->block == REDSCAN_BLOCK_AUTO ? REDSCAN_BLOCK_COARSENED : req->block;
+    if (req->grid != REDSCAN_GRID_AUTO)
+        *grid = req->grid;
+    else
+        *grid = cpu ? REDSCAN_GRID_HIERARCHICAL : REDSCAN_GRID_REDUCE_THEN_SCAN;
 }
 
 static size_t rs_scan_dtype_size(redscan_dtype d)
@@ -138,7 +143,7 @@ static redscan_status rs_scan_totals(rs_scan_run *r, int lvl)
     return st;
 }
 
-/* Counts of every level; the levels are sub-buffers of one scratch allocation (rs_ocl_scratch_split). */
+/* Counts of every level, and one scratch slot per level (rs_ocl_scratch_split). */
 static redscan_status rs_scan_levels(rs_scan_run *r, uint64_t n)
 {
     const uint64_t section = r->blk->section;
@@ -212,8 +217,8 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_last, groups, "scan tile seeded");
     }
 
-    /* Releasing a kernel or a sub-buffer with launches still queued is fine: OpenCL keeps them alive until
-     * those commands complete. */
+    /* Releasing a kernel or a buffer with launches still queued is fine: OpenCL keeps them alive until those
+     * commands complete (and the slots stay referenced by the context anyway). */
     if (k_in) clReleaseKernel(k_in);
     if (k_last) clReleaseKernel(k_last);
     if (r.k_t) clReleaseKernel(r.k_t);

@@ -2,8 +2,9 @@
  * tree. Twin: kernels_cu/reduce_coarsened.cu.
  * Spec (docs/ALGORITHMS.md): V = 4, K = 4, TILE = GROUP*V*K = 4096. Work-item t folds, starting from the
  * identity, elements base + k*GROUP*V + t*V + v for k = 0..K-1 (outer), v = 0..V-1 (inner), identity past n;
- * then for (s = 128; s > 0; s >>= 1) l[t] = l[t] ⊕ l[t+s]. The seeds' grid-stride loop would tie the order to
- * the grid size; the fixed tile stride keeps it reproducible (G never changes the result).
+ * then for (s = 128; s > 0; s >>= 1) l[t] = l[t] ⊕ l[t+s] (rs_tree_seq, reduce_common.clh). The seeds'
+ * grid-stride loop would tie the order to the grid size; the fixed tile stride keeps it reproducible (G never
+ * changes the result).
  *   reduce_coarsened_in(global const IN_T *in, ulong n, global T *partials)  first pass, IN_T -> T
  *   reduce_coarsened_t (global const T *in,    ulong n, global T *partials)  later passes */
 #define RS_COARSE_V 4
@@ -12,16 +13,6 @@
 
 #define RS_VEC4_(x) x##4
 #define RS_VEC4(x) RS_VEC4_(x) /* IN_T -> int4 etc. (two levels so IN_T is expanded first) */
-
-/* Sequential addressing over l[0..RS_GROUP-1] (same tree as reduce_tree.cl; kept here so each file stands
- * alone); called by every work-item so each barrier is uniform. */
-inline void rs_coarsened_seq(local T *l, uint t)
-{
-    for (uint s = RS_GROUP / 2; s > 0; s >>= 1) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (t < s) l[t] = rs_combine(l[t], l[t + s]);
-    }
-}
 
 /* A full tile takes one vload4 per round (element offset tile*TILE + k*GROUP*V + t*V is a multiple of 4);
  * a partial tile goes element by element. Both fold the same elements in the same order, so the bits agree.
@@ -54,7 +45,7 @@ inline void rs_coarsened_seq(local T *l, uint t)
                 }                                                                                \
             }                                                                                    \
             l[t] = acc;                                                                          \
-            rs_coarsened_seq(l, t);                                                              \
+            rs_tree_seq(l, t); /* reduce_common.clh */                                           \
             if (t == 0) partials[tile] = l[0];                                                   \
             barrier(CLK_LOCAL_MEM_FENCE); /* work-item 0 may still read l[1] */ \
         }                                                                                        \

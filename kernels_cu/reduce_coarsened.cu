@@ -2,13 +2,15 @@
  * tree. Twin: kernels_cl/reduce_coarsened.cl.
  * Spec (docs/ALGORITHMS.md): V = 4, K = 4, TILE = GROUP*V*K = 4096. Thread t folds, starting from the
  * identity, elements base + k*GROUP*V + t*V + v for k = 0..K-1 (outer), v = 0..V-1 (inner), identity past n;
- * then for (s = 128; s > 0; s >>= 1) l[t] = l[t] (+) l[t+s]. The seeds' grid-stride loop would tie the order to
- * the grid size; the fixed tile stride keeps it reproducible (G never changes the result).
+ * then for (s = 128; s > 0; s >>= 1) l[t] = l[t] (+) l[t+s] (rs_tree_seq, reduce_common.cuh). The seeds'
+ * grid-stride loop would tie the order to the grid size; the fixed tile stride keeps it reproducible (G never
+ * changes the result).
  * reduce_coarsened_in / _t of the OpenCL file are one template here (X = IN_T, or T on later passes). */
 #include <stdint.h>
 
 #include "common.cuh"
 #include "cu_launch.h"
+#include "reduce_common.cuh"
 
 #define RS_COARSE_V 4
 #define RS_COARSE_K 4
@@ -19,16 +21,6 @@
 template <typename X> struct alignas(4 * sizeof(X)) rs_vec4 {
     X s[4];
 };
-
-/* Sequential addressing over l[0..RS_GROUP-1] (same tree as reduce_tree.cu; kept here so each file stands
- * alone); called by every thread so each barrier is uniform. */
-template <class Op, typename T> __device__ __forceinline__ void rs_coarsened_seq(T *l, unsigned t)
-{
-    for (unsigned s = RS_GROUP / 2; s > 0; s >>= 1) {
-        __syncthreads();
-        if (t < s) l[t] = Op::combine(l[t], l[t + s]);
-    }
-}
 
 /* A full tile takes one 4-vector per round (element offset tile*TILE + k*GROUP*V + t*V is a multiple of 4) when
  * VEC; otherwise (and always for a partial tile) element by element. Both fold the same elements in the same
@@ -76,7 +68,7 @@ __global__ void __launch_bounds__(RS_GROUP)
             }
         }
         l[t] = acc;
-        rs_coarsened_seq<Op>(l, t);
+        rs_tree_seq<Op>(l, t); /* reduce_common.cuh */
         if (t == 0) partials[tile] = l[0];
         __syncthreads(); /* l[0..1] are still being read; the next tile rewrites l */
     }

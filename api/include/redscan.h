@@ -96,7 +96,12 @@ typedef enum {
     REDSCAN_REDUCE_AUTO = 0,
     REDSCAN_REDUCE_TREE,        /* local-memory tree, sequential addressing (seed 004) */
     REDSCAN_REDUCE_INTERLEAVED, /* neighbour-pairing tree (seed 000) */
-    REDSCAN_REDUCE_COARSENED    /* thread coarsening over a fixed tile, then the tree (seed 002) */
+    REDSCAN_REDUCE_COARSENED,   /* thread coarsening over a fixed tile, then the tree (seed 002) */
+    /* The tree with its last levels done by one warp / sub-group of 32 (seed 002's CUDA variants): bit for bit
+     * the same results as REDSCAN_REDUCE_TREE. OpenCL needs cl_khr_subgroups, cl_khr_subgroup_shuffle_relative and
+     * sub-groups of 32, else REDSCAN_ERR_UNSUPPORTED. */
+    REDSCAN_REDUCE_WARP_SYNC,   /* warp-synchronous shared-memory tail (__syncwarp / sub_group_barrier) */
+    REDSCAN_REDUCE_SHUFFLE      /* register tail with __shfl_down_sync / sub_group_shuffle_down */
 } redscan_reduce_algo;
 
 typedef struct {

@@ -4,7 +4,7 @@
 
 #include "names.h"
 
-static const char *const reduce_names[] = {"auto", "tree", "interleaved", "coarsened", NULL};
+static const char *const reduce_names[] = {"auto", "tree", "interleaved", "coarsened", "warp_sync", "shuffle", NULL};
 static const char *const block_names[] = {"auto", "kogge_stone", "kogge_stone_db", "brent_kung", "coarsened", NULL};
 static const char *const grid_names[] = {"auto", "hierarchical", "reduce_then_scan", "single_pass", NULL};
 static const char *const backend_names[] = {"auto", "cuda", "opencl", NULL};

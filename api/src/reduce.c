@@ -11,10 +11,10 @@ static redscan_status check_desc(redscan_ctx *ctx, const char *fn, const redscan
     RS_TRY(rs_check_op(ctx, fn, "desc->op", desc->op));
     RS_TRY(rs_check_dtype(ctx, fn, "desc->dtype", desc->dtype));
     RS_TRY(rs_check_out_dtype(ctx, fn, desc->dtype, desc->out_dtype, &req->out_dtype));
-    if ((int)desc->algo < REDSCAN_REDUCE_AUTO || (int)desc->algo > REDSCAN_REDUCE_COARSENED)
+    if ((int)desc->algo < REDSCAN_REDUCE_AUTO || (int)desc->algo > REDSCAN_REDUCE_SHUFFLE)
         return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
-                            "%s: argument 'desc->algo' has unknown value %d (expected AUTO, TREE, INTERLEAVED or "
-                            "COARSENED)",
+                            "%s: argument 'desc->algo' has unknown value %d (expected AUTO, TREE, INTERLEAVED, "
+                            "COARSENED, WARP_SYNC or SHUFFLE)",
                             fn, (int)desc->algo);
     if (desc->flags != 0)
         return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'desc->flags' must be 0 (got %u)", fn,
