@@ -33,6 +33,11 @@ static void rs_cuda_shutdown(redscan_ctx *ctx)
     ctx->impl = NULL;
 }
 
+static void *rs_cuda_native(redscan_ctx *ctx, redscan_native what)
+{
+    return what == REDSCAN_NATIVE_CUDA_STREAM ? (void *)rs_cuda_of(ctx)->stream : NULL;
+}
+
 const rs_backend_ops rs_cuda_backend = {
     .name = "cuda",
     .init = rs_cuda_init,
@@ -48,4 +53,5 @@ const rs_backend_ops rs_cuda_backend = {
     .topk = rs_cuda_topk,
     .buffer_wrap = rs_cuda_buffer_wrap,
     .buffer_unwrap = rs_cuda_buffer_unwrap,
+    .native = rs_cuda_native,
 };

@@ -34,6 +34,59 @@ static void rs_ocl_shutdown(redscan_ctx *ctx)
     ctx->impl = NULL;
 }
 
+/* Every entry point is blocking: wait for the scan's kernels, so that a failure while they run is reported
+ * by this call and the caller may use the output at once (with its own OpenCL queue, too). */
+static redscan_status rs_ocl_scan_blocking(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n)
+{
+    redscan_status st = rs_ocl_scan(ctx, req, in, out, n);
+    cl_int err = clFinish(rs_ocl_of(ctx)->queue);
+    if (st == REDSCAN_OK && err != CL_SUCCESS) st = rs_ocl_fail(ctx, err, "clFinish after the scan");
+    return st;
+}
+
+/* Wrap a cl_mem the caller made in some context: it must be this context's and hold `bytes`. */
+static redscan_status rs_ocl_buffer_wrap(redscan_ctx *ctx, void *native, size_t bytes, void **handle)
+{
+    cl_mem mem = (cl_mem)native;
+    cl_context owner = NULL;
+    size_t size = 0;
+    cl_int err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (err == CL_SUCCESS) err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "redscan_buffer_wrap_opencl: argument 'cl_mem_object' is not a valid cl_mem (%s)",
+                            rs_ocl_error_name(err));
+    if (owner != rs_ocl_of(ctx)->context)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "redscan_buffer_wrap_opencl: argument 'cl_mem_object' belongs to another cl_context; "
+                            "only memory of the context's own OpenCL context can be wrapped");
+    if (size < bytes)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "redscan_buffer_wrap_opencl: argument 'bytes' = %zu exceeds the cl_mem's size %zu", bytes,
+                            size);
+    err = clRetainMemObject(mem); /* released by unwrap; the caller keeps its own reference */
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clRetainMemObject");
+    *handle = mem;
+    return REDSCAN_OK;
+}
+
+static void rs_ocl_buffer_unwrap(redscan_ctx *ctx, void *handle)
+{
+    (void)ctx;
+    clReleaseMemObject((cl_mem)handle);
+}
+
+static void *rs_ocl_native(redscan_ctx *ctx, redscan_native what)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    switch (what) {
+    case REDSCAN_NATIVE_OPENCL_CONTEXT: return o->context;
+    case REDSCAN_NATIVE_OPENCL_QUEUE: return o->queue;
+    case REDSCAN_NATIVE_OPENCL_DEVICE: return o->device;
+    default: return NULL;
+    }
+}
+
 const rs_backend_ops rs_opencl_backend = {
     .name = "opencl",
     .init = rs_ocl_init,
@@ -44,7 +97,10 @@ const rs_backend_ops rs_opencl_backend = {
     .buffer_write = rs_ocl_buffer_write,
     .buffer_read = rs_ocl_buffer_read,
     .reduce = rs_ocl_reduce,
-    .scan = rs_ocl_scan,
+    .scan = rs_ocl_scan_blocking,
     .argext = rs_ocl_argext,
     .topk = rs_ocl_topk,
+    .buffer_wrap = rs_ocl_buffer_wrap,
+    .buffer_unwrap = rs_ocl_buffer_unwrap,
+    .native = rs_ocl_native,
 };

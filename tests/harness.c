@@ -367,6 +367,12 @@ const char *h_last_error(void)
     return e ? e : "(null)";
 }
 
+int h_check_status(redscan_status st, redscan_status want, const char *file, int line, const char *what)
+{
+    return h_check(st == want, file, line, "%s returned %s, want %s (last error: %s)", what,
+                   redscan_status_string(st), redscan_status_string(want), h_last_error());
+}
+
 int h_check(int ok, const char *file, int line, const char *fmt, ...)
 {
     g_checks++;

@@ -95,9 +95,9 @@ int h_check(int ok, const char *file, int line, const char *fmt, ...)
     ;
 #define CHECK(cond, ...) h_check(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 /* st must equal want; prints both and the context's last error. */
-#define CHECK_STATUS(st, want, what)                                                                           \
-    h_check((st) == (want), __FILE__, __LINE__, "%s returned %s, want %s (last error: %s)", (what),            \
-            redscan_status_string(st), redscan_status_string(want), h_last_error())
+/* A function, not a macro body: `st` is often the call itself and must be evaluated once. */
+int h_check_status(redscan_status st, redscan_status want, const char *file, int line, const char *what);
+#define CHECK_STATUS(st, want, what) h_check_status((st), (want), __FILE__, __LINE__, (what))
 #define CHECK_OK(st, what) CHECK_STATUS(st, REDSCAN_OK, what)
 const char *h_last_error(void); /* redscan_last_error(h_ctx), never NULL */
 

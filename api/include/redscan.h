@@ -88,6 +88,17 @@ REDSCAN_API size_t redscan_buffer_size(const redscan_buffer *buf);
  * least `bytes`; redscan_buffer_destroy releases only the wrapper. Wrong backend -> REDSCAN_ERR_INVALID_ARGUMENT. */
 REDSCAN_API redscan_status redscan_buffer_wrap_cuda(redscan_ctx *ctx, void *device_ptr, size_t bytes,
                                                     redscan_buffer **buf);
+/* The context's native objects, so that production code can allocate memory to wrap or order its own work
+ * against ours: REDSCAN_NATIVE_OPENCL_CONTEXT / _QUEUE / _DEVICE give a cl_context / cl_command_queue /
+ * cl_device_id, REDSCAN_NATIVE_CUDA_STREAM the cudaStream_t (every call has finished its work on it before it
+ * returns). A handle of the other backend -> REDSCAN_ERR_INVALID_ARGUMENT. The handles stay owned by redscan. */
+typedef enum {
+    REDSCAN_NATIVE_OPENCL_CONTEXT = 1,
+    REDSCAN_NATIVE_OPENCL_QUEUE,
+    REDSCAN_NATIVE_OPENCL_DEVICE,
+    REDSCAN_NATIVE_CUDA_STREAM
+} redscan_native;
+REDSCAN_API redscan_status redscan_native_handle(redscan_ctx *ctx, redscan_native what, void **handle);
 REDSCAN_API redscan_status redscan_buffer_wrap_opencl(redscan_ctx *ctx, void *cl_mem_object, size_t bytes,
                                                       redscan_buffer **buf);
 

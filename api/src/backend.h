@@ -71,6 +71,8 @@ typedef struct rs_backend_ops {
      * pointer for CUDA) without copying; unwrap undoes whatever wrap did (never frees the caller's memory). */
     redscan_status (*buffer_wrap)(redscan_ctx *ctx, void *native, size_t bytes, void **handle);
     void (*buffer_unwrap)(redscan_ctx *ctx, void *handle);
+    /* The native object `what` (a redscan_native of this backend), or NULL if it has none such. */
+    void *(*native)(redscan_ctx *ctx, redscan_native what);
 } rs_backend_ops;
 
 #define RS_ERROR_MAX 8192

@@ -108,6 +108,24 @@ void redscan_buffer_destroy(redscan_ctx *ctx, redscan_buffer *buf)
     free(buf);
 }
 
+redscan_status redscan_native_handle(redscan_ctx *ctx, redscan_native what, void **handle)
+{
+    static const char fn[] = "redscan_native_handle";
+    RS_TRY(rs_check_ctx(fn, ctx));
+    RS_TRY(rs_check_ptr(ctx, fn, "handle", handle));
+    if ((int)what < REDSCAN_NATIVE_OPENCL_CONTEXT || (int)what > REDSCAN_NATIVE_CUDA_STREAM)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'what' has unknown value %d", fn,
+                            (int)what);
+    void *h = ctx->ops->native ? ctx->ops->native(ctx, what) : NULL;
+    if (!h)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: the '%s' backend has no native object %d (OpenCL objects come from the opencl "
+                            "backend, the stream from the cuda backend)",
+                            fn, ctx->ops->name, (int)what);
+    *handle = h;
+    return REDSCAN_OK;
+}
+
 size_t redscan_buffer_size(const redscan_buffer *buf)
 {
     return buf ? buf->bytes : 0;

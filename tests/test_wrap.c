@@ -1,0 +1,163 @@
+/* test_wrap: running on memory the caller already has on the device (redscan_buffer_wrap_opencl /
+ * redscan_buffer_wrap_cuda) and the native handles (redscan_native_handle). The memory is allocated with the
+ * backend's own API in the context's native context, wrapped without a copy, reduced and scanned in place;
+ * destroying the wrapper leaves the caller's memory valid; wrong-backend, wrong-context and too-large wraps are
+ * refused with REDSCAN_ERR_INVALID_ARGUMENT. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#ifdef REDSCAN_TEST_HAVE_OPENCL
+#include <CL/cl.h>
+#endif
+#ifdef REDSCAN_TEST_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#define N 10007
+
+/* The data, then reduce (sum) and an in-place inclusive scan through the wrapper; checks the result and
+ * that the caller's memory holds the scan afterwards (read back by the caller's own API via `readback`). */
+static void exercise(redscan_buffer *w, const int32_t *x, int (*readback)(void *dev, int32_t *dst), void *dev)
+{
+    int64_t want = 0;
+    for (int i = 0; i < N; i++) want += x[i];
+    int32_t sum = 0;
+    if (CHECK_OK(redscan_reduce(h_ctx, REDSCAN_SUM, REDSCAN_INT32, w, N, &sum), "reduce on wrapped memory"))
+        CHECK(sum == (int32_t)want, "sum %d, want %d", sum, (int32_t)want);
+    if (!CHECK_OK(redscan_scan(h_ctx, REDSCAN_SUM, REDSCAN_INT32, 0, w, w, N), "scan in place on wrapped memory"))
+        return;
+    int32_t *back = h_malloc(N * sizeof *back);
+    if (CHECK(readback(dev, back), "caller's readback failed")) {
+        int32_t acc = 0;
+        size_t bad = 0;
+        for (int i = 0; i < N; i++) {
+            acc += x[i];
+            bad += back[i] != acc;
+        }
+        CHECK(bad == 0, "%zu elements of the caller's memory are not the scan", bad);
+    }
+    free(back);
+}
+
+#ifdef REDSCAN_TEST_HAVE_OPENCL
+static cl_command_queue g_queue;
+static int ocl_read(void *dev, int32_t *dst)
+{
+    return clEnqueueReadBuffer(g_queue, (cl_mem)dev, CL_TRUE, 0, N * sizeof *dst, dst, 0, NULL, NULL) == CL_SUCCESS;
+}
+
+static void opencl_cases(const int32_t *x)
+{
+    void *cctx = NULL, *queue = NULL, *dev = NULL;
+    h_case("native handles (opencl)");
+    if (!CHECK_OK(redscan_native_handle(h_ctx, REDSCAN_NATIVE_OPENCL_CONTEXT, &cctx), "context") ||
+        !CHECK_OK(redscan_native_handle(h_ctx, REDSCAN_NATIVE_OPENCL_QUEUE, &queue), "queue") ||
+        !CHECK_OK(redscan_native_handle(h_ctx, REDSCAN_NATIVE_OPENCL_DEVICE, &dev), "device"))
+        return;
+    void *stream = (void *)1;
+    CHECK_STATUS(redscan_native_handle(h_ctx, REDSCAN_NATIVE_CUDA_STREAM, &stream), REDSCAN_ERR_INVALID_ARGUMENT,
+                 "cuda stream of an opencl context");
+    CHECK(stream == (void *)1, "handle written on error");
+    g_queue = (cl_command_queue)queue;
+
+    h_case("wrap opencl: reduce and in-place scan on the caller's cl_mem");
+    cl_int err;
+    cl_mem mem = clCreateBuffer((cl_context)cctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, N * sizeof *x,
+                                (void *)x, &err);
+    if (!CHECK(err == CL_SUCCESS, "clCreateBuffer: %d", err)) return;
+    redscan_buffer *w = NULL;
+    if (CHECK_OK(redscan_buffer_wrap_opencl(h_ctx, mem, N * sizeof *x, &w), "wrap")) {
+        CHECK(redscan_buffer_size(w) == N * sizeof *x, "wrapped size");
+        exercise(w, x, ocl_read, mem);
+        redscan_buffer_destroy(h_ctx, w);
+        /* the caller's reference is intact: the memory still reads */
+        int32_t first = 0;
+        CHECK(clEnqueueReadBuffer(g_queue, mem, CL_TRUE, 0, 4, &first, 0, NULL, NULL) == CL_SUCCESS && first == x[0],
+              "cl_mem unusable after the wrapper was destroyed");
+    }
+    h_case("wrap opencl: refusals");
+    w = NULL;
+    CHECK_STATUS(redscan_buffer_wrap_opencl(h_ctx, mem, N * sizeof *x + 1, &w), REDSCAN_ERR_INVALID_ARGUMENT,
+                 "bytes beyond the cl_mem");
+    CHECK(w == NULL, "buffer written on error");
+    CHECK_STATUS(redscan_buffer_wrap_cuda(h_ctx, mem, 4, &w), REDSCAN_ERR_INVALID_ARGUMENT, "wrap_cuda on opencl");
+    /* memory of another cl_context on the same device */
+    cl_device_id device = (cl_device_id)dev;
+    cl_context other = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    if (CHECK(err == CL_SUCCESS, "clCreateContext: %d", err)) {
+        cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, 64, NULL, &err);
+        if (CHECK(err == CL_SUCCESS, "clCreateBuffer (other context)")) {
+            CHECK_STATUS(redscan_buffer_wrap_opencl(h_ctx, foreign, 64, &w), REDSCAN_ERR_INVALID_ARGUMENT,
+                         "cl_mem of another context");
+            clReleaseMemObject(foreign);
+        }
+        clReleaseContext(other);
+    }
+    clReleaseMemObject(mem);
+}
+#endif
+
+#ifdef REDSCAN_TEST_HAVE_CUDA
+static int cuda_read(void *dev, int32_t *dst)
+{
+    return cudaMemcpy(dst, dev, N * sizeof *dst, cudaMemcpyDeviceToHost) == cudaSuccess;
+}
+
+static void cuda_cases(const int32_t *x)
+{
+    void *stream = NULL;
+    h_case("native handles (cuda)");
+    CHECK_OK(redscan_native_handle(h_ctx, REDSCAN_NATIVE_CUDA_STREAM, &stream), "stream");
+    void *cctx = NULL;
+    CHECK_STATUS(redscan_native_handle(h_ctx, REDSCAN_NATIVE_OPENCL_CONTEXT, &cctx), REDSCAN_ERR_INVALID_ARGUMENT,
+                 "opencl context of a cuda context");
+
+    h_case("wrap cuda: reduce and in-place scan on the caller's cudaMalloc memory");
+    void *mem = NULL;
+    if (!CHECK(cudaMalloc(&mem, N * sizeof *x) == cudaSuccess, "cudaMalloc")) return;
+    CHECK(cudaMemcpy(mem, x, N * sizeof *x, cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy");
+    redscan_buffer *w = NULL;
+    if (CHECK_OK(redscan_buffer_wrap_cuda(h_ctx, mem, N * sizeof *x, &w), "wrap")) {
+        exercise(w, x, cuda_read, mem);
+        redscan_buffer_destroy(h_ctx, w);
+        int32_t first = 0;
+        CHECK(cudaMemcpy(&first, mem, 4, cudaMemcpyDeviceToHost) == cudaSuccess && first == x[0],
+              "memory unusable after the wrapper was destroyed");
+    }
+    h_case("wrap cuda: refusals");
+    w = NULL;
+    int host_var = 0;
+    CHECK_STATUS(redscan_buffer_wrap_cuda(h_ctx, &host_var, 4, &w), REDSCAN_ERR_INVALID_ARGUMENT,
+                 "a host pointer");
+    CHECK(w == NULL, "buffer written on error");
+    CHECK_STATUS(redscan_buffer_wrap_opencl(h_ctx, mem, 4, &w), REDSCAN_ERR_INVALID_ARGUMENT, "wrap_opencl on cuda");
+    cudaFree(mem);
+}
+#endif
+
+int main(void)
+{
+    h_open("test_wrap");
+    int32_t *x = h_malloc(N * sizeof *x);
+    h_rng r;
+    h_rng_init(&r, h_seed(7, 0, 0, 0, 0, 0));
+    for (int i = 0; i < N; i++) x[i] = (int32_t)h_rng_below(&r, 2001) - 1000;
+    const char *backend = redscan_backend_name(h_ctx);
+    int ran = 0;
+#ifdef REDSCAN_TEST_HAVE_OPENCL
+    if (!strcmp(backend, "opencl")) opencl_cases(x), ran = 1;
+#endif
+#ifdef REDSCAN_TEST_HAVE_CUDA
+    if (!strcmp(backend, "cuda")) cuda_cases(x), ran = 1;
+#endif
+    free(x);
+    if (!ran) {
+        printf("SKIP test_wrap: the test was built without the native API of backend '%s'\n", backend);
+        redscan_destroy(h_ctx);
+        return H_SKIP;
+    }
+    return h_done();
+}
