@@ -63,13 +63,14 @@ void rs_scan_store(__global T *out, __local const T *s, ulong base, ulong n, uin
     const uint t = (uint)get_local_id(0);
     const uint count = base + section <= n ? section : (uint)(n - base);
     if (!exclusive && !seeded && count == section) {
-        for (uint j = 0; j < section / RS_GROUP; ++j) out[base + j * RS_GROUP + t] = s[j * RS_GROUP + t];
+        for (uint j = 0; j < section / RS_GROUP; ++j) out[base + j * RS_GROUP + t] = RS_OUT(s[j * RS_GROUP + t]);
     } else {
         for (uint j = 0; j < section / RS_GROUP; ++j) {
             const uint k = j * RS_GROUP + t;
             if (k < count) {
                 const T l = exclusive ? (k == 0 ? IDENTITY : s[k - 1]) : s[k];
-                out[base + k] = seeded ? rs_combine(seed, l) : l;
+                const T v = seeded ? rs_combine(seed, l) : l;
+                out[base + k] = RS_OUT(v);
             }
         }
     }
@@ -160,7 +161,10 @@ __kernel void scan_add_carry(__global T *data, __global const T *carry, ulong n,
         const ulong base = sec * section;
         for (ulong j = 0; j < section / RS_GROUP; ++j) {
             const ulong g = base + j * RS_GROUP + get_local_id(0);
-            if (g < n) data[g] = rs_combine(p, data[g]);
+            if (g < n) {
+                const T v = rs_combine(p, data[g]);
+                data[g] = RS_OUT(v);
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }

@@ -176,6 +176,31 @@ template <typename T> struct rs_op_max {
     }
 };
 
+/* What a scan stores: float sums and products store the canonical quiet NaN for any NaN (twin of RS_OUT in
+ * common.clh, which says why). */
+template <typename T, class Op> struct rs_canon {
+    static __device__ __forceinline__ T out(T x) { return x; }
+};
+template <> struct rs_canon<float, rs_op_sum<float>> {
+    static __device__ __forceinline__ float out(float x) { return x != x ? __int_as_float(0x7fc00000) : x; }
+};
+template <> struct rs_canon<float, rs_op_prod<float>> {
+    static __device__ __forceinline__ float out(float x) { return x != x ? __int_as_float(0x7fc00000) : x; }
+};
+template <> struct rs_canon<double, rs_op_sum<double>> {
+    static __device__ __forceinline__ double out(double x)
+    {
+        return x != x ? __longlong_as_double(0x7ff8000000000000ll) : x;
+    }
+};
+template <> struct rs_canon<double, rs_op_prod<double>> {
+    static __device__ __forceinline__ double out(double x)
+    {
+        return x != x ? __longlong_as_double(0x7ff8000000000000ll) : x;
+    }
+};
+template <class Op, typename T> __device__ __forceinline__ T rs_out(T x) { return rs_canon<T, Op>::out(x); }
+
 /* ---- strict total order used by argmin/argmax and top-k: "a before b" ----
  * Valid before padding; NaN before every number; lower index among NaNs and among equal values;
  * else the smaller (OP == RS_MIN) or larger (otherwise) value. Applies to IN_T values. */

@@ -53,7 +53,7 @@ __device__ __forceinline__ void rs_scan_store(T *out, const T *s, rs_u64 base, r
         const rs_u64 g = base + k;
         if (g < n) {
             const T l = exclusive ? (k == 0 ? Op::identity() : s[k - 1]) : s[k];
-            out[g] = seeded ? Op::combine(seed, l) : l;
+            out[g] = rs_out<Op>(seeded ? Op::combine(seed, l) : l);
         }
     }
 }
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(RS_GROUP) scan_add_carry(T *data, const T *car
         const rs_u64 base = sec * section;
         for (rs_u64 k = threadIdx.x; k < section; k += RS_GROUP) {
             const rs_u64 g = base + k;
-            if (g < n) data[g] = Op::combine(p, data[g]);
+            if (g < n) data[g] = rs_out<Op>(Op::combine(p, data[g]));
         }
     }
 }

@@ -33,11 +33,21 @@ static rs_scalar empty_result(const rs_reduce_req *req)
     return s;
 }
 
+/* Float sums and products return the canonical quiet NaN for any NaN: devices differ in the NaN bits an
+ * addition makes (see RS_OUT in kernels_cl/common.clh); min/max keep the input's NaN. */
+static void canonical_nan(const rs_reduce_req *req, rs_scalar *r)
+{
+    if (req->op != REDSCAN_SUM && req->op != REDSCAN_PROD) return;
+    if (req->out_dtype == REDSCAN_FLOAT32 && r->f32 != r->f32) r->u32 = 0x7fc00000u;
+    if (req->out_dtype == REDSCAN_FLOAT64 && r->f64 != r->f64) r->u64 = 0x7ff8000000000000ull;
+}
+
 static redscan_status run(redscan_ctx *ctx, const rs_reduce_req *req, const redscan_buffer *in, size_t n,
                           void *result)
 {
     rs_scalar r = empty_result(req);
     if (n > 0) RS_TRY(ctx->ops->reduce(ctx, req, in->handle, n, &r));
+    canonical_nan(req, &r);
     memcpy(result, &r, redscan_dtype_size(req->out_dtype));
     return REDSCAN_OK;
 }
