@@ -74,7 +74,7 @@ for tool in memcheck racecheck synccheck initcheck; do
     [ $QUICK = 1 ] && [ $tool != memcheck ] && continue
     for t in $SAN_TESTS; do
         REDSCAN_BACKEND=cuda REDSCAN_TEST_LEVEL=0 run_step "compute-sanitizer $tool: $t" "san-$tool-$t.log" \
-            compute-sanitizer --tool $tool --error-exitcode 99 build-gpu/tests/$t
+            timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool $tool --error-exitcode 99 build-gpu/tests/$t
     done
 done
 
