@@ -83,6 +83,24 @@ cudaError_t rs_cu_scan_tile_seeded(int block, int in_dtype, int out_dtype, int o
 cudaError_t rs_cu_scan_add_carry(int dtype, int op, void *data, const void *carry, unsigned long long n,
                                  unsigned long long section, unsigned grid, cudaStream_t stream);
 
+/* ---- single-pass scan (scan_single_pass.cu) ----
+ * One launch: out = P[j] (+) L for every section j of block (docs/ALGORITHMS.md, single_pass). flags: the ticket
+ * counter and the slots, rs_cu_scan_single_pass_words(section, n, out_dtype) words, all zero before the launch
+ * (the caller clears them). init: host pointer to one element of out_dtype. spins: polls of a slot before the
+ * block computes the value itself (0: never poll). inplace: in == out (a computed value is then checked against
+ * its slot). The grid size never changes results (tiles come from the ticket counter). */
+#define RS_CU_SP_SLOT_BASE 16ull
+static inline unsigned long long rs_cu_scan_single_pass_words(unsigned long long section, unsigned long long n,
+                                                              int out_dtype)
+{
+    const unsigned long long tiles = n / section + (n % section != 0);
+    const unsigned long long per = (out_dtype == 3 || out_dtype == 4 || out_dtype == 6) ? 2 : 1;
+    return RS_CU_SP_SLOT_BASE + (2 * tiles - 1) * per;
+}
+cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int op, const void *in, void *out,
+                                   unsigned long long *flags, unsigned long long n, int exclusive, const void *init,
+                                   unsigned spins, int inplace, unsigned grid, cudaStream_t stream);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

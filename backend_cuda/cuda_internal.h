@@ -3,6 +3,7 @@
  *   cuda_memory.c   buffers and transfers, wrapping caller memory, scratch buffers
  *   cuda_reduce.c   reductions, argmin/argmax, top-k launches
  *   cuda_scan.c     scan launches (block x grid algorithms)
+ *   cuda_scan_single_pass.c  the single_pass grid scan
  *   cuda_backend.c  the rs_backend_ops table
  * Kernels and their extern "C" launchers: kernels_cu/<stem>.cu, declared in cu_launch.h. The CUDA runtime is linked
  * statically, so the library loads on machines without the driver; probe/init then report why. */
@@ -82,5 +83,9 @@ redscan_status rs_cuda_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_ma
 redscan_status rs_cuda_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                             void *values, uint64_t *indices);
 redscan_status rs_cuda_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+/* cuda_scan_single_pass.c: the single_pass grid (block: redscan_block_scan code, section: its SECTION); queues
+ * the work on the context's stream (the caller synchronises); called by rs_cuda_scan. */
+redscan_status rs_cuda_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req, int block, uint64_t section,
+                                        const void *in, void *out, uint64_t n);
 
 #endif /* REDSCAN_CUDA_INTERNAL_H */

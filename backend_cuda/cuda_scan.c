@@ -11,7 +11,7 @@
  *     fits one section: one scan_sections launch with the seed;
  *     else: scan_sections (S_k -> level k+1), totals scan of level k+1, scan_add_carry(S_k, P_{k+1}).
  * n <= SECTION: one scan_sections launch over the input that applies init directly, for both grids.
- * single_pass: REDSCAN_ERR_UNSUPPORTED (not implemented yet, as on OpenCL).
+ * single_pass: cuda_scan_single_pass.c (one launch for every n, sections as tiles).
  *
  * The totals of all levels live in one scratch allocation, each level 256-byte aligned. */
 #include <stdio.h>
@@ -106,6 +106,8 @@ static redscan_status rs_cuda_scan_run_all(rs_cuda_scan_run *r, redscan_grid_sca
                                            uint64_t n)
 {
     const rs_scan_req *req = r->req;
+    if (grid == REDSCAN_GRID_SINGLE_PASS) /* cuda_scan_single_pass.c */
+        return rs_cuda_scan_single_pass(r->ctx, req, r->block, r->section, in, out, n);
     if (n <= r->section) return rs_scan_sections(r, (int)req->dtype, in, out, NULL, n, req->exclusive, 1);
     RS_CUDA_TRY(rs_scan_levels(r, n));
     if (grid == REDSCAN_GRID_HIERARCHICAL) {
@@ -131,10 +133,6 @@ redscan_status rs_cuda_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, 
     redscan_block_scan block;
     redscan_grid_scan grid;
     rs_cuda_scan_pick(req, &block, &grid);
-    if (grid == REDSCAN_GRID_SINGLE_PASS)
-        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
-                            "scan: the single_pass grid algorithm is not implemented yet on the CUDA backend; "
-                            "use hierarchical or reduce_then_scan");
     rs_cuda_scan_run r = {0};
     r.ctx = ctx;
     r.c = rs_cuda_of(ctx);

@@ -4,6 +4,7 @@
  *   ocl_memory.c   buffers and transfers, scratch buffers
  *   ocl_reduce.c   reductions, argmin/argmax, top-k launches
  *   ocl_scan.c     scan launches (block x grid algorithms)
+ *   ocl_scan_single_pass.c  the single_pass grid scan
  *   ocl_backend.c  the rs_backend_ops table
  */
 #ifndef REDSCAN_OCL_INTERNAL_H
@@ -99,6 +100,10 @@ redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max
 redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                            void *values, uint64_t *indices);
 redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+/* ocl_scan_single_pass.c: the single_pass grid for block scan kernels with suffix sfx ("ks", "ksdb", "bk",
+ * "coarse") and its SECTION; called by rs_ocl_scan. */
+redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req, const char *sfx, uint64_t section,
+                                       void *in, void *out, size_t n);
 
 /* ---- additions (ocl_device.c, ocl_program.c, ocl_memory.c, ocl_backend.c) ---- */
 

@@ -10,6 +10,7 @@
  *     fits one section: one scan_sections_t_B launch with the seed;
  *     else: scan_sections_t_B (S_k -> level k+1), totals scan of level k+1, scan_add_carry(S_k, P_{k+1}).
  * n <= SECTION: one scan_sections_in_B launch that applies init directly, for both grids.
+ * single_pass: ocl_scan_single_pass.c (one launch for every n, sections as tiles).
  *
  * The totals of each level live in their own scratch slot (rs_ocl_scratch_split: grow-only, reused across
  * calls), so the kernels take plain buffers, as their CUDA twins take pointers. */
@@ -167,10 +168,6 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
     redscan_block_scan block;
     redscan_grid_scan grid;
     rs_scan_pick(o, req, &block, &grid);
-    if (grid == REDSCAN_GRID_SINGLE_PASS)
-        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
-                            "scan: the single_pass grid algorithm is not implemented yet on the OpenCL backend; "
-                            "use hierarchical or reduce_then_scan");
 
     rs_scan_run r = {0};
     r.ctx = ctx;
@@ -181,6 +178,8 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
         if (rs_scan_blocks[i].block == block) r.blk = &rs_scan_blocks[i];
     if (!r.blk)
         return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "scan: unknown block algorithm %d", (int)block);
+    if (grid == REDSCAN_GRID_SINGLE_PASS) /* ocl_scan_single_pass.c */
+        return rs_ocl_scan_single_pass(ctx, req, r.blk->sfx, r.blk->section, in, out, n);
 
     redscan_status st = rs_ocl_program_get(ctx, req->dtype, req->out_dtype, req->op, &r.program);
     if (st != REDSCAN_OK) return st;

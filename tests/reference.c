@@ -569,6 +569,68 @@ void ref_scan_emulate(redscan_block_scan block, redscan_op op, redscan_dtype dt,
     free(x);
 }
 
+void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redscan_dtype dt, redscan_dtype out_dt,
+                                  int exclusive, const void *init, const void *in, void *out, size_t n)
+{
+    if (n == 0) return;
+    const redscan_dtype T = out_dt;
+    const size_t SEC = ref_scan_section(block);
+    const size_t tiles = (n + SEC - 1) / SEC;
+    const ref_val id = ref_identity(op, T);
+    const ref_val iv = init ? ref_load(out_dt, init, 0) : id;
+    ref_val *x = to_vals(dt, out_dt, in, n);
+    ref_val *o = (ref_val *)malloc(n * sizeof *o);
+    /* B[k]: the aggregates of the aligned blocks of 2^k tiles, tiles >> k of them; B[0] = S */
+    ref_val *B[64];
+    int levels = 0;
+    for (size_t m = tiles; m > 0 && levels < 64; m >>= 1) {
+        B[levels] = (ref_val *)malloc(m * sizeof(ref_val));
+        if (!B[levels]) abort();
+        levels++;
+    }
+    if (!o) abort();
+    ref_val s[2048];
+    for (size_t j = 0; j < tiles; j++) {
+        for (size_t i = 0; i < SEC; i++) s[i] = j * SEC + i < n ? x[j * SEC + i] : id;
+        block_scan(block, op, T, s);
+        B[0][j] = s[SEC - 1];
+        for (size_t i = 0; i < SEC && j * SEC + i < n; i++) o[j * SEC + i] = s[i];
+    }
+    for (int k = 1; k < levels; k++)
+        for (size_t i = 0; i < (tiles >> k); i++) B[k][i] = ref_combine(op, T, B[k - 1][2 * i], B[k - 1][2 * i + 1]);
+    for (size_t j = 0; j < tiles; j++) {
+        ref_val P = iv;
+        for (int k = 63; k >= 0; k--)
+            if ((j >> k) & 1) P = ref_combine(op, T, P, B[k][(j >> k) - 1]);
+        size_t lo = j * SEC, hi = lo + SEC < n ? lo + SEC : n;
+        if (exclusive) {
+            for (size_t i = hi; i-- > lo;) o[i] = ref_combine(op, T, P, i == lo ? id : o[i - 1]);
+        } else {
+            for (size_t i = lo; i < hi; i++) o[i] = ref_combine(op, T, P, o[i]);
+        }
+    }
+    for (size_t i = 0; i < n; i++) ref_store(out_dt, out, i, o[i]);
+    for (int k = 0; k < levels; k++) free(B[k]);
+    free(o);
+    free(x);
+}
+
+unsigned ref_scan_depth_single_pass(redscan_block_scan block, size_t n)
+{
+    unsigned B, T;
+    switch (block) {
+    case REDSCAN_BLOCK_KOGGE_STONE: case REDSCAN_BLOCK_KOGGE_STONE_DB: B = 8; T = 8; break;
+    case REDSCAN_BLOCK_BRENT_KUNG: B = 17; T = 9; break;
+    case REDSCAN_BLOCK_COARSENED: B = 16; T = 15; break;
+    default: B = 17; T = 15; break; /* AUTO: the worst of each, with the smallest section (most tiles) */
+    }
+    const size_t sec = ref_scan_section(block);
+    size_t tiles = n ? (n + sec - 1) / sec : 1;
+    unsigned lg = 0;
+    for (size_t m = tiles - 1; m; m >>= 1) lg++;
+    return B + T + 2 * lg + 2;
+}
+
 unsigned ref_scan_levels(redscan_block_scan block, size_t n)
 {
     size_t sec = ref_scan_section(block);

@@ -47,6 +47,7 @@
  *     with L levels of the hierarchy (L = 1 while n <= SECTION, each further level divides by SECTION):
  *     out[i] = P[j] + L[i] adds 1; P[j] of the next level adds T + B + 1 per level, init adds 1:
  *     depth = B + 1 + (L - 1) * (T + B + 1) + 1.
+ *   single_pass scan: B + T + 2 lg + 2, lg = bits of (tiles - 1) (ref_scan_depth_single_pass).
  */
 #ifndef REDSCAN_TEST_REFERENCE_H
 #define REDSCAN_TEST_REFERENCE_H
@@ -136,6 +137,15 @@ void ref_scan_emulate(redscan_block_scan block, redscan_op op, redscan_dtype dt,
 size_t ref_scan_section(redscan_block_scan block); /* AUTO: the smallest (256) */
 unsigned ref_scan_levels(redscan_block_scan block, size_t n);
 unsigned ref_scan_depth(redscan_block_scan block, size_t n);
+/* The single_pass grid's documented order (docs/ALGORITHMS.md): the same block scans and section totals S,
+ * with P[j] = init (+) B(k1, (j >> k1) - 1) (+) B(k2, (j >> k2) - 1) (+) ... over the set bits k1 > k2 > ... of j,
+ * B(0, i) = S[i], B(k, i) = B(k-1, 2i) (+) B(k-1, 2i+1). block: not AUTO. */
+void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redscan_dtype dt, redscan_dtype out_dt,
+                                  int exclusive, const void *init, const void *in, void *out, size_t n);
+/* Depth for the error bound of single_pass: with lg = bits of (tiles - 1), an element goes through T to its
+ * section total, at most lg - 1 levels of B, at most lg folds into P and 1 into the output, or B + 1 inside its
+ * own section; init adds at most lg + 1. Bound used: B + T + 2 lg + 2. */
+unsigned ref_scan_depth_single_pass(redscan_block_scan block, size_t n);
 
 /* ---- argmin / argmax / top-k: the strict total order of docs/ALGORITHMS.md ---- */
 /* "a (value, index) before b": NaN first (lower index among NaNs), then smaller (want_max = 0) or larger

@@ -2,8 +2,8 @@
  *   REDSCAN_REDUCE_ALGO=<name>  reduce with algo AUTO (and mean) give that algorithm's documented bits; an
  *                               explicit algorithm in the descriptor is not replaced
  *   REDSCAN_SCAN_BLOCK=<name>   scans with block AUTO give that block's documented bits
- *   REDSCAN_SCAN_GRID=<name>    hierarchical / reduce_then_scan work; single_pass makes AUTO scans UNSUPPORTED
- *                               while it is not implemented
+ *   REDSCAN_SCAN_GRID=<name>    every grid works; under single_pass an AUTO float scan gives single_pass's own
+ *                               bits (ref_scan_emulate_single_pass), an explicit hierarchical one hierarchical's
  * The data are chosen (by seed search) so that the candidate algorithms give pairwise different bits, so the
  * forcing is really observed. Names are the ones redscan_*_name() returns. Each setting needs a context of its
  * own (the variables are read by redscan_create). */
@@ -16,7 +16,8 @@
 
 #include "harness.h"
 
-#define SINGLE_PASS_IMPLEMENTED 0
+#define SINGLE_PASS_IMPLEMENTED 1
+#define N_SP 20000 /* 10 coarsened sections: single_pass's tree differs from hierarchical's */
 #define N_REDUCE 20000
 #define N_SCAN 5000
 
@@ -139,6 +140,38 @@ int main(void)
             CHECK(!bad, "%zu wrong elements under %s", bad, name);
         }
         redscan_destroy(c);
+    }
+    if (SINGLE_PASS_IMPLEMENTED && h_case("REDSCAN_SCAN_GRID=single_pass float bits")) {
+        float *xs = (float *)h_malloc(N_SP * sizeof(float)), *ys = (float *)h_malloc(N_SP * sizeof(float));
+        float *eh = (float *)h_malloc(N_SP * sizeof(float)), *es = (float *)h_malloc(N_SP * sizeof(float));
+        found = 0;
+        for (int attempt = 0; attempt < 50 && !found; attempt++) {
+            h_rng_init(&r, h_seed(9, (uint64_t)attempt, 0, 0, 0, 0));
+            h_generate(&r, REDSCAN_FLOAT32, REDSCAN_SUM, GEN_PLAIN, xs, N_SP);
+            ref_scan_emulate(REDSCAN_BLOCK_COARSENED, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, 0, NULL, xs, eh, N_SP);
+            ref_scan_emulate_single_pass(REDSCAN_BLOCK_COARSENED, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, 0, NULL,
+                                         xs, es, N_SP);
+            found = memcmp(eh, es, N_SP * sizeof(float)) != 0;
+        }
+        redscan_ctx *c = CHECK(found, "no data found on which single_pass and hierarchical differ (test setup)")
+                             ? ctx_with("REDSCAN_SCAN_GRID", "single_pass")
+                             : NULL;
+        if (c) {
+            redscan_status st = redscan_scan_host(c, REDSCAN_SUM, REDSCAN_FLOAT32, 0, xs, ys, N_SP);
+            if (CHECK(st == REDSCAN_OK, "scan_host under single_pass: %s", redscan_status_string(st)))
+                CHECK(memcmp(ys, es, N_SP * sizeof(float)) == 0,
+                      "AUTO float scan under REDSCAN_SCAN_GRID=single_pass: not the single_pass bits");
+            redscan_scan_desc d = {REDSCAN_SUM, REDSCAN_FLOAT32, 0, 0, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_HIERARCHICAL, 0};
+            st = redscan_scan_host_ex(c, &d, xs, ys, N_SP);
+            if (CHECK(st == REDSCAN_OK, "explicit hierarchical under single_pass: %s", redscan_status_string(st)))
+                CHECK(memcmp(ys, eh, N_SP * sizeof(float)) == 0,
+                      "explicit hierarchical under REDSCAN_SCAN_GRID=single_pass: not the hierarchical bits");
+            redscan_destroy(c);
+        }
+        free(xs);
+        free(ys);
+        free(eh);
+        free(es);
     }
     for (int b = 1; b <= 4; b++) free(e[b]);
     free(x);

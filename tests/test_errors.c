@@ -9,7 +9,8 @@
  * size overflowing size_t, ranges past a buffer's end (read, write, reduce, scan in and out), out buffer too
  * small (widening), out_dtype that is not a widening, in-place with a widening, exclusive not 0/1, flags != 0,
  * k = 0 / k > n / k > 256, mean/argmin/argmax/topk of n = 0, FLOAT64 (UNSUPPORTED only where the device lacks
- * fp64), single-pass grid (UNSUPPORTED), CUDA where it is unavailable (BACKEND_UNAVAILABLE, no silent fallback),
+ * fp64), single-pass grid (runs; UNSUPPORTED while SINGLE_PASS_IMPLEMENTED is 0; REDSCAN_SINGLE_PASS_SPINS=bogus is
+ * INVALID_ARGUMENT naming the variable), CUDA where it is unavailable (BACKEND_UNAVAILABLE, no silent fallback),
  * REDSCAN_BACKEND=bogus, REDSCAN_OPENCL_DEVICE=nomatch / out-of-range index (and a case-insensitive substring
  * that does match), REDSCAN_REDUCE_ALGO / REDSCAN_SCAN_BLOCK / REDSCAN_SCAN_GRID = bogus (the message lists the
  * accepted names), redscan_status_string for every status, the name and size helpers. */
@@ -23,7 +24,7 @@
 
 #include "harness.h"
 
-#define SINGLE_PASS_IMPLEMENTED 0
+#define SINGLE_PASS_IMPLEMENTED 1
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -354,6 +355,21 @@ static void scans(void)
         redscan_status st = redscan_scan_ex(h_ctx, &d, in, big, 16);
         if (SINGLE_PASS_IMPLEMENTED) {
             CHECK_OK(st, "scan_ex(single_pass)");
+            /* the testing knob: a value that is not a number of polls is an error naming the variable */
+            unsigned char sent[256];
+            memset(sent, 0xA5, sizeof sent);
+            if (CHECK_OK(redscan_buffer_write(h_ctx, big, 0, sent, sizeof sent), "redscan_buffer_write")) {
+                const char *old = getenv("REDSCAN_SINGLE_PASS_SPINS");
+                char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
+                setenv("REDSCAN_SINGLE_PASS_SPINS", "bogus", 1);
+                st = redscan_scan_ex(h_ctx, &d, in, big, 16);
+                if (saved) setenv("REDSCAN_SINGLE_PASS_SPINS", saved, 1);
+                else unsetenv("REDSCAN_SINGLE_PASS_SPINS");
+                free(saved);
+                expect_fail(st, REDSCAN_ERR_INVALID_ARGUMENT, "scan_ex(single_pass, REDSCAN_SINGLE_PASS_SPINS=bogus)",
+                            "REDSCAN_SINGLE_PASS_SPINS|bogus");
+                buffer_untouched(big, 256, "output after REDSCAN_SINGLE_PASS_SPINS=bogus");
+            }
         } else {
             expect_fail(st, REDSCAN_ERR_UNSUPPORTED, "scan_ex(single_pass)", "single_pass|single|pass|look-back|lookback");
             buffer_untouched(big, 256, "output after an UNSUPPORTED scan");

@@ -207,7 +207,7 @@ int main(void)
                     }
                     if (n > 70001) continue; /* scans: the block x grid matrix at the smaller sizes */
                     for (int b = REDSCAN_BLOCK_KOGGE_STONE; b <= REDSCAN_BLOCK_COARSENED; b++) {
-                        for (int gr = REDSCAN_GRID_HIERARCHICAL; gr <= REDSCAN_GRID_REDUCE_THEN_SCAN; gr++) {
+                        for (int gr = REDSCAN_GRID_HIERARCHICAL; gr <= REDSCAN_GRID_SINGLE_PASS; gr++) {
                             for (int ex = 0; ex <= 1; ex++) {
                                 const int w = (wide != 0) && ex == 1;
                                 redscan_scan_desc sd = {(redscan_op)op, dt, w ? wide : (redscan_dtype)0, ex, NULL,

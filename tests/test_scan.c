@@ -8,7 +8,8 @@
  *                             levels, and bit for bit equal to the documented order (block scan + grid formula
  *                             of ALGORITHMS.md); AUTO must give the bits of one block algorithm (of the one
  *                             forced by REDSCAN_SCAN_BLOCK when set); hierarchical and reduce-then-scan give
- *                             identical bits for the same block (checked directly, device against device)
+ *                             identical bits for the same block (checked directly, device against device);
+ *                             single_pass gives the bits of its own fixed tree (ref_scan_emulate_single_pass)
  * Every run also checks: the output past n is untouched (sentinel), the output before n is fully written
  * (pre-filled with a sentinel), the input (with a poisoned tail past n) is unchanged when not in place, a second
  * run of a float case gives the same bits.
@@ -19,9 +20,12 @@
  * last section; 2^20 +- 3 and 2^24 + 1 with a covering subset (every op, type, block, grid, mode); 2^26 + 3 for
  * two combinations. Regression cases for seed 001's bugs use closed forms (prefix sums of ones / of i).
  *
- * REDSCAN_GRID_SINGLE_PASS: not implemented yet (ALGORITHMS.md), so it must return REDSCAN_ERR_UNSUPPORTED.
- * When it lands, set SINGLE_PASS_IMPLEMENTED to 1: it then joins the grids under test (floats: bound only,
- * its combination order may depend on timing). */
+ * REDSCAN_GRID_SINGLE_PASS joins the grids under test everywhere (SINGLE_PASS_IMPLEMENTED 1; with 0 it would
+ * have to return REDSCAN_ERR_UNSUPPORTED). Its order is fixed (never timing-dependent), so floats are checked
+ * bit for bit against its emulation and on a second run. single_pass_fallback() runs it again with
+ * REDSCAN_SINGLE_PASS_SPINS=0 (every prefix value computed by the waiting group from the input: the decoupled
+ * fallback alone) and =1 (fallback mixed with published values): the same bits are required. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -31,7 +35,7 @@
 
 #include "harness.h"
 
-#define SINGLE_PASS_IMPLEMENTED 0
+#define SINGLE_PASS_IMPLEMENTED 1
 
 typedef struct {
     redscan_dtype in, out, field;
@@ -59,6 +63,10 @@ static const redscan_grid_scan GRIDS[] = {REDSCAN_GRID_HIERARCHICAL, REDSCAN_GRI
 #endif
 
 static int g_have_fp64 = 1;
+static const char *g_note = ""; /* appended to run_one's case text (the single_pass fallback knob) */
+
+/* The grid that runs: AUTO is hierarchical or reduce-then-scan (same bits) unless REDSCAN_SCAN_GRID forces one. */
+static redscan_grid_scan eff_grid(redscan_grid_scan g) { return g == REDSCAN_GRID_AUTO ? h_env_grid() : g; }
 
 /* A grid that is (or, for AUTO, is forced by REDSCAN_SCAN_GRID to be) single_pass while that is not
  * implemented: every scan through it must return UNSUPPORTED. */
@@ -109,6 +117,7 @@ typedef struct {
     int excl, use_init;
     unsigned char *want;  /* exact: sequential reference */
     unsigned char *emu[4];/* float sum/prod: documented order per block (KS, KS_DB, BK, COARSENED), lazy */
+    unsigned char *emu_sp[4]; /* the same for the single_pass grid */
     /* device buffers */
     redscan_buffer *in_buf, *out_buf, *io_buf;
     unsigned char *sentinel; /* (n + pad) * os bytes of 0xA5 */
@@ -149,6 +158,7 @@ static ref_val pick_init(h_rng *r, dataset *d)
 static void ds_free(dataset *d)
 {
     for (int b = 0; b < 4; b++) free(d->emu[b]), d->emu[b] = NULL;
+    for (int b = 0; b < 4; b++) free(d->emu_sp[b]), d->emu_sp[b] = NULL;
     free(d->want);
     free(d->data);
     free(d->sentinel);
@@ -195,6 +205,7 @@ static void ds_expect(dataset *d, int excl, int use_init)
 {
     if (d->excl == excl && d->use_init == use_init) return;
     for (int b = 0; b < 4; b++) free(d->emu[b]), d->emu[b] = NULL;
+    for (int b = 0; b < 4; b++) free(d->emu_sp[b]), d->emu_sp[b] = NULL;
     free(d->want);
     d->want = NULL;
     d->excl = excl;
@@ -205,9 +216,17 @@ static void ds_expect(dataset *d, int excl, int use_init)
     }
 }
 
-static const unsigned char *ds_emu(dataset *d, redscan_block_scan b)
+static const unsigned char *ds_emu(dataset *d, redscan_block_scan b, redscan_grid_scan g)
 {
     int i = (int)b - 1;
+    if (eff_grid(g) == REDSCAN_GRID_SINGLE_PASS) {
+        if (!d->emu_sp[i]) {
+            d->emu_sp[i] = (unsigned char *)h_malloc((d->n ? d->n : 1) * d->os);
+            ref_scan_emulate_single_pass(b, d->op, d->t->in, d->t->out, d->excl, d->use_init ? d->init.b : NULL,
+                                         d->data, d->emu_sp[i], d->n);
+        }
+        return d->emu_sp[i];
+    }
     if (!d->emu[i]) {
         d->emu[i] = (unsigned char *)h_malloc((d->n ? d->n : 1) * d->os);
         ref_scan_emulate(b, d->op, d->t->in, d->t->out, d->excl, d->use_init ? d->init.b : NULL, d->data, d->emu[i],
@@ -217,10 +236,11 @@ static const unsigned char *ds_emu(dataset *d, redscan_block_scan b)
 }
 
 /* Every element of a float sum/prod scan within the bound. */
-static void bound_check(dataset *d, redscan_block_scan block, const unsigned char *got)
+static void bound_check(dataset *d, redscan_block_scan block, redscan_grid_scan grid, const unsigned char *got)
 {
     const redscan_dtype T = d->t->out;
-    const unsigned depth = ref_scan_depth(block, d->n);
+    const unsigned depth = eff_grid(grid) == REDSCAN_GRID_SINGLE_PASS ? ref_scan_depth_single_pass(block, d->n)
+                                                                      : ref_scan_depth(block, d->n);
     ref_ld_acc acc;
     ref_ld_init(&acc, d->op);
     if (d->use_init) ref_ld_add(&acc, d->op, ref_to_ld(T, d->init), ref_isnan(T, d->init));
@@ -249,18 +269,18 @@ static void check_output(dataset *d, redscan_block_scan block, redscan_grid_scan
         CHECK_ARRAY(d->op, d->t->out, got, d->want, d->n, what);
         return;
     }
-    bound_check(d, block, got);
-    if (!h_exact_order() || grid == REDSCAN_GRID_SINGLE_PASS) return;
+    bound_check(d, block, grid, got);
+    if (!h_exact_order()) return;
     redscan_block_scan b = block == REDSCAN_BLOCK_AUTO ? h_env_block() : block;
     if (b != REDSCAN_BLOCK_AUTO) {
         char w[160];
         snprintf(w, sizeof w, "%s vs documented order of %s", what, h_block_str(b));
-        CHECK_ARRAY(d->op, d->t->out, got, ds_emu(d, b), d->n, w);
+        CHECK_ARRAY(d->op, d->t->out, got, ds_emu(d, b, grid), d->n, w);
         return;
     }
     size_t diffs[4];
     for (int i = 0; i < 4; i++) {
-        diffs[i] = count_diff(d->op, d->t->out, got, ds_emu(d, (redscan_block_scan)(i + 1)), d->n);
+        diffs[i] = count_diff(d->op, d->t->out, got, ds_emu(d, (redscan_block_scan)(i + 1), grid), d->n);
         if (!diffs[i]) return;
     }
     CHECK(0, "%s: AUTO block matches no documented order (elements differing: kogge_stone %zu, kogge_stone_db %zu, "
@@ -272,9 +292,9 @@ static void check_output(dataset *d, redscan_block_scan block, redscan_grid_scan
 static void run_one(dataset *d, redscan_block_scan block, redscan_grid_scan grid, int excl, int use_init, int inplace)
 {
     if (inplace && d->t->field) return;
-    if (!h_case("scan %s %s %s/%s %s init=%s%s n=%zu gen=%s seed=0x%" PRIx64, ref_op_str(d->op), d->ts,
-                h_block_str(block), h_grid_str(grid), excl ? "exclusive" : "inclusive", use_init ? "yes" : "null",
-                inplace ? " in-place" : "", d->n, h_gen_name(d->gen), d->seed))
+    if (!h_case("scan %s %s %s/%s%s %s init=%s%s n=%zu gen=%s seed=0x%" PRIx64, ref_op_str(d->op), d->ts,
+                h_block_str(block), h_grid_str(grid), g_note, excl ? "exclusive" : "inclusive",
+                use_init ? "yes" : "null", inplace ? " in-place" : "", d->n, h_gen_name(d->gen), d->seed))
         return;
     ds_expect(d, excl, use_init);
     const size_t n = d->n, cap_out = (n + d->pad) * d->os, cap_in = (n + d->pad) * d->is;
@@ -312,7 +332,7 @@ static void run_one(dataset *d, redscan_block_scan block, redscan_grid_scan grid
         CHECK_ARRAY(d->op, d->t->out, d->got, d->got_hier, n, "reduce_then_scan vs hierarchical (same block)");
     }
     /* a second run gives the same bits (floats; integers are pinned by the exact reference) */
-    if (float_order && grid != REDSCAN_GRID_SINGLE_PASS) {
+    if (float_order) {
         unsigned char *again = (unsigned char *)h_malloc(cap_out);
         if (inplace) st = redscan_buffer_write(h_ctx, d->io_buf, 0, d->data, cap_in);
         if (st == REDSCAN_OK) st = redscan_scan_ex(h_ctx, &desc, in, out, n);
@@ -433,7 +453,6 @@ static void seed001_regressions(void)
                 for (size_t i = 0; i < n; i++) x[i] = pattern ? (uint32_t)i : 1u;
                 for (unsigned gi = 0; gi < NGRIDS; gi++) {
                     redscan_grid_scan g = GRIDS[gi];
-                    if (g == REDSCAN_GRID_SINGLE_PASS) continue;
                     for (int excl = 0; excl < 2; excl++) {
                         if (!h_case("seed001 regression uint32 sum of %s %s/%s %s n=%zu", pattern ? "i" : "ones",
                                     h_block_str(b), h_grid_str(g), excl ? "exclusive" : "inclusive", n))
@@ -488,7 +507,6 @@ static void exclusive_first(void)
             for (unsigned bi = 0; bi < NBLOCKS; bi++)
                 for (unsigned gi = 0; gi < NGRIDS; gi++)
                     for (int use_init = 0; use_init < 2; use_init++) {
-                        if (GRIDS[gi] == REDSCAN_GRID_SINGLE_PASS) continue;
                         if (!h_case("exclusive first element %s %s %s/%s init=%s", ref_op_str((redscan_op)op), ts,
                                     h_block_str(BLOCKS[bi]), h_grid_str(GRIDS[gi]), use_init ? "yes" : "null"))
                             continue;
@@ -545,7 +563,6 @@ static void widening_overflow(void)
         for (unsigned gi = 0; gi < NGRIDS; gi++) {
             redscan_block_scan b = BLOCKS[bi];
             redscan_grid_scan g = GRIDS[gi];
-            if (g == REDSCAN_GRID_SINGLE_PASS) continue;
             const size_t n = 70001;
             if (h_case("widening int32->int64 inclusive sum of INT32_MAX %s/%s n=%zu", h_block_str(b), h_grid_str(g), n)) {
                 int32_t *x = (int32_t *)h_malloc(n * 4);
@@ -600,6 +617,46 @@ static void widening_overflow(void)
     }
 }
 
+/* The single_pass decoupled fallback, forced: REDSCAN_SINGLE_PASS_SPINS=0 (a waiting group never polls: it
+ * computes every B value of its prefix from the input, tile reductions by the whole group) and =1 (one poll, so
+ * published and computed values mix). The bits must be those of the documented single_pass order (floats too)
+ * and, for integers and min/max, the sequential reference. Tile counts stay small (with 0 spins, tile j reduces
+ * j tiles); in-place runs exercise the check of a computed value against its slot. */
+static void single_pass_fallback(void)
+{
+    static const char *const spins[] = {"0", "1"};
+    const char *old = getenv("REDSCAN_SINGLE_PASS_SPINS");
+    char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
+    for (unsigned si = 0; si < 2; si++) {
+        setenv("REDSCAN_SINGLE_PASS_SPINS", spins[si], 1);
+        g_note = si == 0 ? " (fallback spins=0)" : " (fallback spins=1)";
+        for (unsigned bi = 0; bi < NBLOCKS; bi++) {
+            const size_t S = ref_scan_section(BLOCKS[bi] == REDSCAN_BLOCK_AUTO ? REDSCAN_BLOCK_COARSENED : BLOCKS[bi]);
+            const size_t sizes[] = {S + 1, 5 * S - 3, 37 * S + 5};
+            for (size_t zi = 0; zi < 3; zi++)
+                for (unsigned oi = 0; oi < 4; oi++)
+                    for (unsigned ti = 0; ti < NTYPES; ti++) {
+                        if (skip_type(ti)) continue;
+                        const unsigned c = (unsigned)(zi + oi + ti + bi + si);
+                        if (h_level() < 2 && zi == 2 && c % 3) continue; /* the largest size: a third of the combos */
+                        const h_gen gen = (h_gen)(c % (unsigned)h_gen_count(TYPES[ti].in));
+                        dataset d;
+                        if (ds_init(&d, OPS[oi], ti, sizes[zi], gen, 3)) {
+                            run_one(&d, BLOCKS[bi], REDSCAN_GRID_SINGLE_PASS, (int)(c & 1), (int)((c >> 1) & 1),
+                                    (int)((c >> 2) & 1));
+                            run_one(&d, BLOCKS[bi], REDSCAN_GRID_SINGLE_PASS, (int)((c + 1) & 1), (int)((c >> 1) & 1),
+                                    (int)(((c >> 2) + 1) & 1));
+                        }
+                        ds_free(&d);
+                    }
+        }
+    }
+    g_note = "";
+    if (saved) setenv("REDSCAN_SINGLE_PASS_SPINS", saved, 1);
+    else unsetenv("REDSCAN_SINGLE_PASS_SPINS");
+    free(saved);
+}
+
 /* n = 0 does nothing: the output keeps its bytes. */
 static void empty_scans(void)
 {
@@ -647,7 +704,7 @@ int main(void)
     double t0 = h_now();
     const int L = h_level();
 
-    /* single pass: not implemented yet -> UNSUPPORTED (flip SINGLE_PASS_IMPLEMENTED when it lands) */
+    /* single pass: runs (UNSUPPORTED while SINGLE_PASS_IMPLEMENTED is 0) */
     if (h_case("single_pass grid status")) {
         int32_t x[5] = {1, 2, 3, 4, 5}, y[5];
         for (unsigned bi = 0; bi < NBLOCKS; bi++) {
@@ -665,6 +722,11 @@ int main(void)
 
     empty_scans();
     exclusive_first();
+    if (SINGLE_PASS_IMPLEMENTED && !grid_unsupported(REDSCAN_GRID_SINGLE_PASS)) {
+        double t1 = h_now();
+        single_pass_fallback();
+        printf("single_pass forced fallback: %.1f s\n", h_now() - t1);
+    }
     printf("small targeted cases: %.1f s\n", h_now() - t0);
 
     /* full cross product at small sizes */

@@ -62,7 +62,6 @@ static void *worker(void *arg)
             note(j, msg);
         }
         int excl = round & 1;
-        if (h_env_grid() == REDSCAN_GRID_SINGLE_PASS) continue; /* forced single_pass: scans are UNSUPPORTED */
         ref_scan_seq(op, REDSCAN_INT32, REDSCAN_INT32, excl, NULL, x, w, N);
         st = redscan_scan_host(c, op, REDSCAN_INT32, excl, x, y, N);
         if (st != REDSCAN_OK || memcmp(y, w, N * sizeof *y) != 0) {

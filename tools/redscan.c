@@ -1,10 +1,12 @@
 /* redscan: command-line tool of the redscan library.
  *
  *   redscan info     backends compiled in and usable here, OpenCL platforms and devices, the selection
- *   redscan bench    verified sweep of every operation x dtype x algorithm on the selected backend
+ *   redscan bench    verified sweep of every operation x dtype x algorithm x n, with references (copy, CUB, C loops)
  *   redscan help     this text
  *
- * The tool uses only the public API (redscan.h), plus OpenCL's own API for the device listing of `info`. */
+ * The tool uses only the public API (redscan.h) of the library, plus OpenCL's own API for the device listing of
+ * `info` and the bench's copy reference, and (built with CUDA) CUDA and CUB in bench/cub_compare.cu for the bench's
+ * references. */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,28 +24,40 @@ void cli_usage(FILE *f)
             "      every OpenCL platform/device (compute units, local memory, max work-group size, fp64),\n"
             "      and the device that REDSCAN_BACKEND / REDSCAN_OPENCL_DEVICE select.\n"
             "\n"
-            "  redscan bench [--backend auto|cuda|opencl] [--sizes a,b,c] [--reps N] [--quick]\n"
-            "                [--csv FILE] [--scan-only | --reduce-only] [--dtypes LIST] [--ops LIST]\n"
-            "      Verified sweep on the selected backend: every op x dtype x algorithm (reductions:\n"
-            "      tree, interleaved, coarsened; scans: every block x grid algorithm), argmax and top-2,\n"
-            "      at a few sizes. Each case: one warm-up run checked against a host reference, then\n"
-            "      the median of N timed runs of the device-buffer API. Prints the table\n"
-            "      op dtype algo n median_ms GB/s check, with the host's memcpy bandwidth and a plain\n"
-            "      C loop for reference. Exits 1 if any check fails or any call errs.\n"
+            "  redscan bench [--backend auto|cuda|opencl] [--sizes LIST | --full] [--reps N] [--quick]\n"
+            "                [--compare cub] [--csv FILE] [--scan-only | --reduce-only] [--dtypes LIST]\n"
+            "                [--ops LIST] [--exclusive] [--host-refs | --no-host-refs] [--l2-mb N] [--no-rotate]\n"
+            "      Verified sweep on the selected backend: every op x dtype x algorithm x n (reductions: tree,\n"
+            "      interleaved, coarsened, warp_sync, shuffle; scans: every block x grid algorithm; argmax,\n"
+            "      top-2), next to references measured in the same run: the device's copy bandwidth, CUB\n"
+            "      (--compare cub), and on a CPU device plain C loops and OpenMP read / copy loops. Each case:\n"
+            "      one warm-up checked against a host reference, one more, then the median of N runs timed\n"
+            "      with the host clock around the blocking call; inputs rotate over enough buffers to defeat\n"
+            "      the L2 cache. Prints op dtype algo n median_ms GB/s %%copy vs_ref check (see\n"
+            "      docs/PERFORMANCE.md). Exits 1 if any check fails or any call errs.\n"
             "        --backend B     auto (default: REDSCAN_BACKEND, else CUDA if usable, else OpenCL),\n"
             "                        cuda or opencl; an unusable backend is an error, never a fallback\n"
             "        --sizes LIST    comma-separated element counts, each a number with an optional\n"
-            "                        k/M/G suffix (powers of 2) or 2^E. Default 2^16,2^20,2^24;\n"
-            "                        on a CPU device (PoCL) 2^12,2^16,2^20 to keep the sweep short\n"
+            "                        k/M/G suffix (powers of 2) or 2^E, or a range A..B of powers of two\n"
+            "                        (2^10..2^28). Default 2^16,2^20,2^24; on a CPU device 2^12,2^16,2^20\n"
+            "        --full          sizes 2^10..2^28, each that fits in device and host memory\n"
             "        --quick         sizes 2^10,2^14,2^17 and 3 timed runs\n"
-            "        --reps N        timed runs per case (default 10, 3 with --quick; without --reps a\n"
-            "                        case whose runs pass 2 s stops after 3)\n"
-            "        --csv FILE      also write every row (and min time, runs, fraction of the host's\n"
-            "                        copy bandwidth, failure detail) as CSV to FILE\n"
+            "        --reps N        timed runs per case (default 20; on a CPU device 10, and a case whose\n"
+            "                        runs pass 2 s stops after 3; 3 with --quick)\n"
+            "        --compare cub   time CUB (cub::DeviceReduce, cub::DeviceScan) on the same data; on\n"
+            "                        the CUDA backend redscan runs on CUB's device memory. Needs a build\n"
+            "                        with CUDA and a CUDA device\n"
+            "        --csv FILE      also write every row with all columns as CSV to FILE\n"
+            "                        (scripts/plot_bench.py FILE draws it)\n"
             "        --scan-only     only scans\n"
             "        --reduce-only   only reductions, argmax and top-2\n"
             "        --dtypes LIST   subset of int32,uint32,int64,uint64,float32,float64\n"
             "        --ops LIST      subset of sum,prod,min,max,argmax,top2\n"
+            "        --exclusive     time exclusive scans instead of inclusive ones\n"
+            "        --host-refs     the C / OpenMP loops on a GPU too (--no-host-refs: not on a CPU)\n"
+            "        --l2-mb N       cache size the rotation defeats (default 50 MiB, or the device's\n"
+            "                        reported one when larger)\n"
+            "        --no-rotate     every run reads the same buffer\n"
             "\n"
             "  redscan help | --help | -h\n"
             "\n"
