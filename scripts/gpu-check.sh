@@ -68,7 +68,7 @@ fi
 cd ..
 
 # compute-sanitizer: the suite's programs in their quick mode (smaller sizes) on CUDA.
-SAN_TESTS="test_reduce test_stats test_scan test_errors"
+SAN_TESTS=${SAN_TESTS:-"test_reduce test_stats test_scan test_errors"}
 for tool in memcheck racecheck synccheck initcheck; do
     want sanitize || break
     [ $QUICK = 1 ] && [ $tool != memcheck ] && continue
