@@ -21,7 +21,8 @@
 #             differs from the documented one. Corpus: build-asan/fuzz-corpus (kept between local runs);
 #             reproducers: build-asan/fuzz-artifacts/.
 #   tsan      build-tsan: -fsanitize=thread, test_threads (3 runs).
-#   valgrind  build-valgrind (no sanitizer): memcheck over test_errors and 40 random cases. Sees the PoCL
+#   valgrind  build-valgrind (no sanitizer; -gdwarf-4: valgrind 3.19 cannot read clang 14's DWARF 5 and gives up):
+#             memcheck over test_errors and 40 random cases. Sees the PoCL
 #             kernels' own accesses to cl_mem buffers (JIT code, invisible to ASan), but PoCL compiles every
 #             kernel again for valgrind's CPU model (no AVX-512), under valgrind: ~10+ minutes on a cold PoCL
 #             cache, so it is not part of CI.
@@ -43,7 +44,7 @@
 # REDSCAN_SANITIZE_CC (force a compiler), REDSCAN_SANITIZE_TESTS (test programs for the asan step, e.g.
 # "test_errors test_random"; default: every opencl test but `large`).
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 root=$PWD
 
 # ---------------------------------------------------------------- one test (internal: run in parallel by xargs)
@@ -137,9 +138,10 @@ configure() {  # dir flags extra-cmake-args...
   local dir=$1 flags=$2; shift 2
   local stamp="$CC_SAN|$flags|$*"
   if [[ -f $dir/.sanitize-stamp && "$(cat "$dir/.sanitize-stamp")" != "$stamp" ]]; then rm -rf "$dir"; fi
+  mkdir -p "$dir"
   cmake -S . -B "$dir" -DCMAKE_C_COMPILER="$CC_SAN" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDSCAN_WITH_CUDA=OFF \
-        -DCMAKE_C_FLAGS="$flags" "$@" >"$dir.configure.log" 2>&1 \
-    || { echo "sanitize: cmake failed for $dir:"; tail -n 30 "$dir.configure.log"; return 1; }
+        -DCMAKE_C_FLAGS="$flags" "$@" >"$dir/sanitize-configure.log" 2>&1 \
+    || { echo "sanitize: cmake failed for $dir:"; tail -n 30 "$dir/sanitize-configure.log"; return 1; }
   echo "$stamp" >"$dir/.sanitize-stamp"
 }
 test_names() {  # the opencl tests (not `large`) of a build dir, longest first
@@ -191,12 +193,12 @@ if want asan || { want fuzz && [[ $FUZZ_OK == 1 ]]; }; then
     else mapfile -t names < <(test_names build-asan); fi
     targets=("${names[@]}")
     [[ $FUZZ_OK == 1 ]] && targets+=(fuzz_api)
-    if cmake --build build-asan -j"$(nproc)" --target "${targets[@]}" >build-asan.build.log 2>&1; then
+    if cmake --build build-asan -j"$(nproc)" --target "${targets[@]}" >build-asan/sanitize-build.log 2>&1; then
       echo "sanitize: build-asan built in $(( $(date +%s) - t0 )) s"
       write_supp build-asan
     else
-      tail -n 40 build-asan.build.log
-      finding "build-asan does not build (build-asan.build.log)"
+      tail -n 40 build-asan/sanitize-build.log
+      finding "build-asan does not build (build-asan/sanitize-build.log)"
       names=(); FUZZ_OK=0
     fi
   else
@@ -221,7 +223,7 @@ if want asan && [[ ${#names[@]} -gt 0 ]]; then
       LSAN_OPTIONS="$san_common:suppressions=$SAN_BUILD/lsan.supp" \
       xargs -P "$JOBS" -n 1 "$root/scripts/sanitize.sh" --run-one
   for t in "${names[@]}"; do
-    read -r rc secs <"$SAN_LOGS/$t.rc" 2>/dev/null || { rc=?; secs=?; }
+    read -r rc secs <"$SAN_LOGS/$t.rc" 2>/dev/null || { rc='?'; secs='?'; }
     state=passed
     [[ $rc == 77 ]] && state=skipped
     [[ $rc == "$SAN_EXIT" ]] && state="stopped by a sanitizer"
@@ -292,7 +294,7 @@ fi
 if want tsan; then
   t0=$(date +%s)
   if configure build-tsan "-fsanitize=thread -fno-omit-frame-pointer -g" \
-     && cmake --build build-tsan -j"$(nproc)" --target test_threads >build-tsan.build.log 2>&1; then
+     && cmake --build build-tsan -j"$(nproc)" --target test_threads >build-tsan/sanitize-build.log 2>&1; then
     mkdir -p build-tsan/sanitize-logs; rm -f build-tsan/sanitize-logs/*
     tsan_state=passed
     for i in 1 2 3; do
@@ -317,7 +319,7 @@ if want tsan; then
     done
     summary+=("tsan   test_threads x3 $tsan_state")
   else
-    finding "build-tsan does not build (build-tsan.build.log / build-tsan.configure.log)"
+    finding "build-tsan does not build (build-tsan/sanitize-build.log, build-tsan/sanitize-configure.log)"
   fi
   echo "sanitize: tsan step: $(( $(date +%s) - t0 )) s"
 fi
@@ -327,8 +329,8 @@ if want valgrind; then
   t0=$(date +%s)
   if ! command -v valgrind >/dev/null 2>&1; then
     note "valgrind is not installed: step skipped"
-  elif configure build-valgrind "-O1 -g" \
-       && cmake --build build-valgrind -j"$(nproc)" --target test_errors test_random >build-valgrind.build.log 2>&1; then
+  elif configure build-valgrind "-O1 -gdwarf-4" \
+       && cmake --build build-valgrind -j"$(nproc)" --target test_errors test_random >build-valgrind/sanitize-build.log 2>&1; then
     cat >build-valgrind/vg.supp <<'EOF'
 {
    glibc-ld.so-is_dst-strncmp (valgrind vs glibc 2.36 ld.so, not redscan)

@@ -29,7 +29,9 @@
  *   REDSCAN_RANDOM_MAX_FAILURES=<f> stop after f failing cases (default 3)
  *   REDSCAN_TEST_SEED=<n>|random    base seed (harness); "random" draws one from the clock and prints it
  * A failing case prints its parameters, its seed and the command that replays it:
- *   REDSCAN_BACKEND=<b> REDSCAN_TEST_SEED=<base> REDSCAN_RANDOM_CASE=<i> ./tests/test_random */
+ *   REDSCAN_BACKEND=<b> REDSCAN_TEST_SEED=<base> REDSCAN_RANDOM_CASE=<i> ./tests/test_random
+ * A case depends only on the base seed, its index and two facts probed at start (fp64 available, single_pass
+ * implemented), never on timing, so a replay on the same build and device draws the same case. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <inttypes.h>
