@@ -74,7 +74,7 @@ template <> struct rs_type_info<double> {
     }
 };
 
-/* NaN test that the compiler may not fold away (no fast-math): only NaN compares unequal to itself. */
+/* NaN test that the compiler may not fold away (the library is never built with relaxed math): only NaN compares unequal to itself. */
 template <typename T> __device__ __forceinline__ bool rs_isnan(T x)
 {
     return rs_type_info<T>::is_float ? (x != x) : false;
