@@ -323,6 +323,16 @@ static void scans(void)
         expect_fail(redscan_scan_ex(h_ctx, &d, big, big, 16), REDSCAN_ERR_INVALID_ARGUMENT,
                     "scan_ex(in place with a widening)", "in|out|place|in_place|inplace|in-place|out_dtype|alias|aliasing");
         buffer_untouched(big, 256, "buffer after scan_ex(in place with a widening)");
+        /* the same refusal at n = 0, on both forms (the host form once returned OK there) */
+        expect_fail(redscan_scan_ex(h_ctx, &d, big, big, 0), REDSCAN_ERR_INVALID_ARGUMENT,
+                    "scan_ex(in place with a widening, n = 0)", "in|out|place|in_place|inplace|in-place|out_dtype|alias|aliasing");
+        {
+            int32_t same[4] = {1, 2, 3, 4};
+            expect_fail(redscan_scan_host_ex(h_ctx, &d, same, same, 0), REDSCAN_ERR_INVALID_ARGUMENT,
+                        "scan_host_ex(in place with a widening, n = 0)",
+                        "in|out|place|in_place|inplace|in-place|out_dtype|alias|aliasing|same");
+            CHECK(same[0] == 1 && same[3] == 4, "scan_host_ex wrote the array on failure");
+        }
         d = ok;
         expect_fail(redscan_scan_ex(h_ctx, &d, big, big, SIZE_MAX / 4 + 2), REDSCAN_ERR_INVALID_ARGUMENT,
                     "scan_ex(n * size overflows)", "n|in|out|size|range|bytes|buffer|overflow|overflows|end");

@@ -71,12 +71,13 @@ redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *d
     RS_TRY(check_desc(ctx, fn, desc, &req));
     RS_TRY(rs_check_count(ctx, fn, "n", n, redscan_dtype_size(req.dtype), &in_bytes));
     RS_TRY(rs_check_count(ctx, fn, "n", n, redscan_dtype_size(req.out_dtype), &out_bytes));
+    /* Refused at every n, like redscan_scan_ex (in and out may be NULL only when n == 0). */
+    if (in && in == out && req.out_dtype != req.dtype)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: arguments 'in' and 'out' are the same array, which needs out_dtype == dtype", fn);
     if (n == 0) return REDSCAN_OK;
     RS_TRY(rs_check_ptr(ctx, fn, "in", in));
     RS_TRY(rs_check_ptr(ctx, fn, "out", out));
-    if (in == out && req.out_dtype != req.dtype)
-        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
-                            "%s: arguments 'in' and 'out' are the same array, which needs out_dtype == dtype", fn);
     redscan_buffer *din, *dout;
     RS_TRY(rs_stage_upload(ctx, in, in_bytes, &din));
     redscan_status st = REDSCAN_OK;
