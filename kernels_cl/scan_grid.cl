@@ -26,55 +26,8 @@
  * reads its whole section into local memory before it writes any of it: in == out is safe. Nothing is read or
  * written at or past n; local slots past n hold the identity. Indices are 64-bit. */
 
-/* s[k] = in[base + k] as T for k < section (identity past n); coalesced: work-item t takes k = t, t+256, ...
- * Full sections skip the bounds test (a uniform branch). Constant trip counts (section is a compile-time
- * constant at every call) let compilers unroll the loops. */
-void rs_scan_load_in(__local T *s, __global const IN_T *in, ulong base, ulong n, uint section)
-{
-    const uint t = (uint)get_local_id(0);
-    if (base + section <= n) {
-        for (uint j = 0; j < section / RS_GROUP; ++j) s[j * RS_GROUP + t] = RS_LOAD(in, base + j * RS_GROUP + t);
-    } else {
-        for (uint j = 0; j < section / RS_GROUP; ++j) {
-            const uint k = j * RS_GROUP + t;
-            s[k] = base + k < n ? RS_LOAD(in, base + k) : IDENTITY;
-        }
-    }
-}
-
-void rs_scan_load_t(__local T *s, __global const T *in, ulong base, ulong n, uint section)
-{
-    const uint t = (uint)get_local_id(0);
-    if (base + section <= n) {
-        for (uint j = 0; j < section / RS_GROUP; ++j) s[j * RS_GROUP + t] = in[base + j * RS_GROUP + t];
-    } else {
-        for (uint j = 0; j < section / RS_GROUP; ++j) {
-            const uint k = j * RS_GROUP + t;
-            s[k] = base + k < n ? in[base + k] : IDENTITY;
-        }
-    }
-}
-
-/* out[base + k] = [seed (+)] L[k] for k < n - base, from the scanned section s; coalesced like the loads.
- * The common case (inclusive, unseeded, full section) is a plain copy. */
-void rs_scan_store(__global T *out, __local const T *s, ulong base, ulong n, uint section, int exclusive, T seed,
-                   int seeded)
-{
-    const uint t = (uint)get_local_id(0);
-    const uint count = base + section <= n ? section : (uint)(n - base);
-    if (!exclusive && !seeded && count == section) {
-        for (uint j = 0; j < section / RS_GROUP; ++j) out[base + j * RS_GROUP + t] = RS_OUT(s[j * RS_GROUP + t]);
-    } else {
-        for (uint j = 0; j < section / RS_GROUP; ++j) {
-            const uint k = j * RS_GROUP + t;
-            if (k < count) {
-                const T l = exclusive ? (k == 0 ? IDENTITY : s[k - 1]) : s[k];
-                const T v = seeded ? rs_combine(seed, l) : l;
-                out[base + k] = RS_OUT(v);
-            }
-        }
-    }
-}
+/* Section loads and stores (rs_scan_load_in, rs_scan_load_t, rs_scan_store): scan_io.clh, shared with
+ * scan_single_pass.cl. */
 
 /* The balanced pairwise tree over r[0..255], contiguous work-items at i = (t+1)*2d - 1 as in the Brent-Kung
  * up-sweep; returns the root r[255] to every work-item (ends after a barrier). */

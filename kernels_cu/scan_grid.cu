@@ -31,32 +31,9 @@
 #include "cu_launch.h"
 #include "scan_brent_kung.cuh"
 #include "scan_coarsened.cuh"
+#include "scan_io.cuh"
 #include "scan_kogge_stone.cuh"
 #include "scan_kogge_stone_db.cuh"
-
-/* s[k] = in[base + k] as T for k < section (identity past n); coalesced: thread t takes k = t, t+256, ... */
-template <typename T, class Op, typename SRC>
-__device__ __forceinline__ void rs_scan_load(T *s, const SRC *in, rs_u64 base, rs_u64 n, unsigned section)
-{
-    for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
-        const rs_u64 g = base + k;
-        s[k] = g < n ? rs_load<T>(in, g) : Op::identity();
-    }
-}
-
-/* out[base + k] = [seed (+)] L[k] for the scanned section s; coalesced like the loads. */
-template <typename T, class Op>
-__device__ __forceinline__ void rs_scan_store(T *out, const T *s, rs_u64 base, rs_u64 n, unsigned section,
-                                              int exclusive, T seed, int seeded)
-{
-    for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
-        const rs_u64 g = base + k;
-        if (g < n) {
-            const T l = exclusive ? (k == 0 ? Op::identity() : s[k - 1]) : s[k];
-            out[g] = rs_out<Op>(seeded ? Op::combine(seed, l) : l);
-        }
-    }
-}
 
 /* The balanced pairwise tree over r[0..255], contiguous threads at i = (t+1)*2d - 1 as in the Brent-Kung
  * up-sweep; returns the root r[255] to every thread (ends after a barrier). */

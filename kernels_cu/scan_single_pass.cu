@@ -17,6 +17,7 @@
 #include "cu_launch.h"
 #include "scan_brent_kung.cuh"
 #include "scan_coarsened.cuh"
+#include "scan_io.cuh"
 #include "scan_kogge_stone.cuh"
 #include "scan_kogge_stone_db.cuh"
 
@@ -195,30 +196,6 @@ __device__ T rs_sp_reduce_tile(const X *in, T *r, rs_u64 tile, rs_u64 n, unsigne
     return rs_sp_tree_total<T, Op>(r);
 }
 
-/* s[k] = in[base + k] as T (identity past n), coalesced (scan_grid.cu's rs_scan_load). */
-template <typename T, class Op, typename X>
-__device__ __forceinline__ void rs_sp_load(T *s, const X *in, rs_u64 base, rs_u64 n, unsigned section)
-{
-    for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
-        const rs_u64 g = base + k;
-        s[k] = g < n ? rs_load<T>(in, g) : Op::identity();
-    }
-}
-
-/* out[base + k] = p (+) L[k] (exclusive: the previous local value, identity at the section start). */
-template <typename T, class Op>
-__device__ __forceinline__ void rs_sp_store(T *out, const T *s, rs_u64 base, rs_u64 n, unsigned section,
-                                            int exclusive, T p)
-{
-    for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
-        const rs_u64 g = base + k;
-        if (g < n) {
-            const T l = exclusive ? (k == 0 ? Op::identity() : s[k - 1]) : s[k];
-            out[g] = rs_out<Op>(Op::combine(p, l));
-        }
-    }
-}
-
 template <class B, typename X, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP) scan_single_pass(const X *in, T *out, rs_sp_word_t *flags, rs_u64 n,
                                                              int exclusive, T init, unsigned spins, int inplace)
@@ -240,7 +217,7 @@ __global__ void __launch_bounds__(RS_GROUP) scan_single_pass(const X *in, T *out
         const rs_u64 j = tile_l;
         if (j >= tiles) break;
         const rs_u64 base = j * B::SECTION;
-        rs_sp_load<T, Op>(s, in, base, n, B::SECTION);
+        rs_scan_load<T, Op>(s, in, base, n, B::SECTION);
         B::template scan<Op>(s, aux);
         rs_sp_state<T> st;
         if (t == 0) rs_sp_start<T>(&st, slots, j, s[B::SECTION - 1]);
@@ -254,7 +231,7 @@ __global__ void __launch_bounds__(RS_GROUP) scan_single_pass(const X *in, T *out
         }
         /* in place: B(0, j) is published before any of tile j's input is overwritten */
         if (inplace) __threadfence();
-        rs_sp_store<T, Op>(out, s, base, n, B::SECTION, exclusive, p_l);
+        rs_scan_store<T, Op>(out, s, base, n, B::SECTION, exclusive, p_l, 1);
         __syncthreads();
     }
 }
