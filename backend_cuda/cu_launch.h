@@ -58,6 +58,13 @@ cudaError_t rs_cu_topk(int dtype, int largest, const void *vals, const unsigned 
                        unsigned long long count, unsigned long long n, unsigned k, void *out_vals,
                        unsigned long long *out_idx, unsigned grid, cudaStream_t stream);
 
+/* ---- small k: one pass over the input, the best k of each block's share (topk.cu's topk_small) ----
+ * out_vals / out_idx get grid * k pairs, best first per block (padding: index ~0); finish with rs_cu_topk (or
+ * rs_cu_argext for k = 1) over those pairs. Any grid gives the same final result (the order is total). */
+#define RS_CU_TOPK_SMALL_MAX 8
+cudaError_t rs_cu_topk_small(int dtype, int largest, const void *vals, unsigned long long n, unsigned k,
+                             void *out_vals, unsigned long long *out_idx, unsigned grid, cudaStream_t stream);
+
 /* ---- scans (scan_grid.cu) ---- */
 /* SECTION of a block scan (256, 256, 512, 2048), 0 for an unknown code. */
 unsigned rs_cu_scan_section(int block);
@@ -95,7 +102,8 @@ static inline unsigned long long rs_cu_scan_single_pass_words(unsigned long long
 {
     const unsigned long long tiles = n / section + (n % section != 0);
     const unsigned long long per = (out_dtype == 3 || out_dtype == 4 || out_dtype == 6) ? 2 : 1;
-    return RS_CU_SP_SLOT_BASE + (2 * tiles - 1) * per;
+    const unsigned long long groups = tiles / 32 + (tiles % 32 != 0); /* RS_SP_GROUP tiles per group */
+    return RS_CU_SP_SLOT_BASE + (tiles + groups) * per;
 }
 cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int op, const void *in, void *out,
                                    unsigned long long *flags, unsigned long long n, int exclusive, const void *init,

@@ -1,5 +1,5 @@
 /* The CUDA backend's rs_backend_ops table: context setup and teardown around the per-file pieces
- * (cuda_device.c, cuda_memory.c, cuda_reduce.c, cuda_scan.c). */
+ * (cuda_device.c, cuda_memory.c, cuda_reduce.c, cuda_scan.c, cuda_timing.c). */
 #include <stdlib.h>
 
 #include "cuda_internal.h"
@@ -27,6 +27,7 @@ static void rs_cuda_shutdown(redscan_ctx *ctx)
         /* Wait for queued work before anything it uses goes away. */
         if (c->stream) (void)cudaStreamSynchronize(c->stream);
         rs_cuda_scratch_release(c);
+        rs_cuda_timing_release(c);
     }
     rs_cuda_close(c);
     free(c);
@@ -54,4 +55,7 @@ const rs_backend_ops rs_cuda_backend = {
     .buffer_wrap = rs_cuda_buffer_wrap,
     .buffer_unwrap = rs_cuda_buffer_unwrap,
     .native = rs_cuda_native,
+    .profiling = rs_cuda_profiling,
+    .time_begin = rs_cuda_time_begin,
+    .time_end = rs_cuda_time_end,
 };

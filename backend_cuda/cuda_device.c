@@ -213,6 +213,11 @@ redscan_status rs_cuda_use(redscan_ctx *ctx)
 
 redscan_status rs_cuda_sync(redscan_ctx *ctx, const char *what)
 {
+    /* A timed operation ends with a wait: its stop event goes in just before, so the wait is not timed. */
+    if (rs_cuda_of(ctx)->timing) {
+        redscan_status st = rs_cuda_time_stop(ctx);
+        if (st != REDSCAN_OK) return st;
+    }
     cudaError_t err = cudaStreamSynchronize(rs_cuda_of(ctx)->stream);
     return err == cudaSuccess ? REDSCAN_OK : rs_cuda_fail(ctx, err, what);
 }

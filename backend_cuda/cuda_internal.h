@@ -4,6 +4,7 @@
  *   cuda_reduce.c   reductions, argmin/argmax, top-k launches
  *   cuda_scan.c     scan launches (block x grid algorithms)
  *   cuda_scan_single_pass.c  the single_pass grid scan
+ *   cuda_timing.c   device time of an operation (redscan_set_profiling): CUDA events on the stream
  *   cuda_backend.c  the rs_backend_ops table
  * Kernels and their extern "C" launchers: kernels_cu/<stem>.cu, declared in cu_launch.h. The CUDA runtime is linked
  * statically, so the library loads on machines without the driver; probe/init then report why. */
@@ -14,6 +15,7 @@
 
 #include "backend.h"
 #include "cu_launch.h"
+#include "cuda_fault.h" /* fault builds: CUDA calls and launchers go through counting wrappers */
 
 /* Fixed by docs/ALGORITHMS.md; identical in kernels_cl. */
 #define RS_GROUP 256
@@ -30,6 +32,10 @@ typedef struct {
     int shared_per_block;     /* cudaDevAttrMaxSharedMemoryPerBlock */
     void *scratch;            /* grow-only scratch, freed at shutdown */
     size_t scratch_bytes;
+    /* cuda_timing.c: events that exist only while profiling is on; timing = an operation is being timed, so
+     * rs_cuda_sync records time_stop before it waits (the last such record of the operation is its end). */
+    cudaEvent_t time_start, time_stop;
+    int timing, time_stopped;
 } rs_cuda;
 
 static inline rs_cuda *rs_cuda_of(redscan_ctx *ctx) { return (rs_cuda *)ctx->impl; }
@@ -83,6 +89,13 @@ redscan_status rs_cuda_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_ma
 redscan_status rs_cuda_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                             void *values, uint64_t *indices);
 redscan_status rs_cuda_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+/* cuda_timing.c: the profiling entries of the rs_backend_ops table, and the stop mark rs_cuda_sync sets. */
+redscan_status rs_cuda_profiling(redscan_ctx *ctx, int on);
+redscan_status rs_cuda_time_begin(redscan_ctx *ctx);
+redscan_status rs_cuda_time_end(redscan_ctx *ctx, int ok, double *seconds);
+redscan_status rs_cuda_time_stop(redscan_ctx *ctx);
+void rs_cuda_timing_release(rs_cuda *c); /* shutdown */
+
 /* cuda_scan_single_pass.c: the single_pass grid (block: redscan_block_scan code, section: its SECTION); queues
  * the work on the context's stream (the caller synchronises); called by rs_cuda_scan. */
 redscan_status rs_cuda_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req, int block, uint64_t section,

@@ -16,6 +16,14 @@ redscan_status rs_cuda_buffer_create(redscan_ctx *ctx, size_t bytes, void **hand
 {
     redscan_status st = rs_cuda_use(ctx);
     if (st != REDSCAN_OK) return st;
+    /* More than the device has can never be allocated: OUT_OF_MEMORY, whatever the runtime answers for absurd sizes
+     * (tests/test_errors.c asks for up to SIZE_MAX bytes). */
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess && bytes > total_bytes)
+        return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY,
+                            "device buffer of %zu bytes is larger than the device's memory (%zu bytes)", bytes,
+                            total_bytes);
+    (void)cudaGetLastError();
     void *p = NULL;
     cudaError_t err = cudaMalloc(&p, bytes ? bytes : 1);
     if (err != cudaSuccess) {

@@ -12,6 +12,10 @@
 
 static uint64_t rs_div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
+/* Blocks of the one-pass small top-k / argext: enough to fill the device (rs_cuda_grid_for's cap), never more
+ * than one per 4096 elements (16 per thread: shorter walks would only add pairs to merge). */
+static unsigned rs_small_grid(const rs_cuda *c, uint64_t n) { return rs_cuda_grid_for(c, rs_div_up(n, 4096)); }
+
 /* ---------------------------------------------------------------- reduce */
 
 typedef cudaError_t (*rs_cu_reduce_fn)(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
@@ -93,16 +97,18 @@ redscan_status rs_cuda_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_ma
     rs_cuda *c = rs_cuda_of(ctx);
     const size_t vsize = redscan_dtype_size(dtype);
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, vsize, want_max ? "argmax: argument 'in'" : "argmin: argument 'in'"));
-    const uint64_t m1 = rs_div_up(n, RS_CU_ARGEXT_TILE), m2 = rs_div_up(m1, RS_CU_ARGEXT_TILE);
+    /* Pass 1: the one-pass small top-k with k = 1 (one pair per block); then argext passes over the pairs. */
+    const unsigned grid = rs_small_grid(c, n);
+    const uint64_t m1 = grid, m2 = rs_div_up(m1, RS_CU_ARGEXT_TILE);
     const size_t bytes[4] = {(size_t)m1 * vsize, (size_t)m1 * sizeof(unsigned long long), (size_t)m2 * vsize,
                              (size_t)m2 * sizeof(unsigned long long)};
     void *part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, part));
 
     st = rs_cuda_launched(ctx,
-                          rs_cu_argext((int)dtype, want_max, in, NULL, n, n, part[0], (unsigned long long *)part[1],
-                                       rs_cuda_grid_for(c, m1), c->stream),
-                          "argext");
+                          rs_cu_topk_small((int)dtype, want_max, in, n, 1, part[0], (unsigned long long *)part[1], grid,
+                                           c->stream),
+                          "argext (one pass)");
     int cur = 0; /* part[2*cur], part[2*cur+1] hold the latest pairs */
     for (uint64_t m = m1; st == REDSCAN_OK && m > 1; m = rs_div_up(m, RS_CU_ARGEXT_TILE)) {
         st = rs_cuda_launched(ctx,
@@ -139,28 +145,37 @@ redscan_status rs_cuda_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, siz
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, vsize, "topk: argument 'in'"));
     if (k < 1 || k > RS_CU_TOPK_MAX)
         return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "topk: k = %zu is outside 1..%d", k, RS_CU_TOPK_MAX);
-    /* Pass 1 keeps k per tile of the input; pass 2 k per tile of those; later passes need less than pass 1. */
-    const uint64_t t1 = rs_div_up(n, RS_CU_TOPK_TILE), m1 = t1 * k, m2 = rs_div_up(m1, RS_CU_TOPK_TILE) * k;
+    /* Pass 1: k <= RS_CU_TOPK_SMALL_MAX: one pass, grid * k candidates; else the best k of every tile of
+     * RS_CU_TOPK_TILE. Later passes: the best k of every tile of the candidates, until k are left. */
+    const int small = k <= RS_CU_TOPK_SMALL_MAX;
+    const unsigned grid1 = small ? rs_small_grid(c, n) : rs_cuda_grid_for(c, rs_div_up(n, RS_CU_TOPK_TILE));
+    const uint64_t m1 = small ? (uint64_t)grid1 * k : rs_div_up(n, RS_CU_TOPK_TILE) * k;
+    const uint64_t m2 = rs_div_up(m1, RS_CU_TOPK_TILE) * k;
     const size_t bytes[4] = {(size_t)m1 * vsize, (size_t)m1 * sizeof(unsigned long long), (size_t)m2 * vsize,
                              (size_t)m2 * sizeof(unsigned long long)};
     void *part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, part));
 
-    st = rs_cuda_launched(ctx,
-                          rs_cu_topk((int)dtype, largest, in, NULL, n, n, (unsigned)k, part[0],
-                                     (unsigned long long *)part[1], rs_cuda_grid_for(c, t1), c->stream),
-                          "topk");
-    /* The candidates left are `tiles * k`; once a pass ran over a single tile its k pairs are the answer. */
+    if (small)
+        st = rs_cuda_launched(ctx,
+                              rs_cu_topk_small((int)dtype, largest, in, n, (unsigned)k, part[0],
+                                               (unsigned long long *)part[1], grid1, c->stream),
+                              "topk (one pass)");
+    else
+        st = rs_cuda_launched(ctx,
+                              rs_cu_topk((int)dtype, largest, in, NULL, n, n, (unsigned)k, part[0],
+                                         (unsigned long long *)part[1], grid1, c->stream),
+                              "topk");
     int cur = 0;
-    for (uint64_t tiles = t1; st == REDSCAN_OK && tiles > 1;) {
-        const uint64_t m = tiles * k;
-        tiles = rs_div_up(m, RS_CU_TOPK_TILE);
+    for (uint64_t m = m1; st == REDSCAN_OK && m > k;) {
+        const uint64_t tiles = rs_div_up(m, RS_CU_TOPK_TILE);
         st = rs_cuda_launched(ctx,
                               rs_cu_topk((int)dtype, largest, part[2 * cur],
                                          (const unsigned long long *)part[2 * cur + 1], m, n, (unsigned)k,
                                          part[2 - 2 * cur], (unsigned long long *)part[3 - 2 * cur],
                                          rs_cuda_grid_for(c, tiles), c->stream),
                               "topk (pairs)");
+        m = tiles * k;
         cur = 1 - cur;
     }
     if (st != REDSCAN_OK) {

@@ -1,5 +1,5 @@
 /* The OpenCL backend's rs_backend_ops table: context setup and teardown around the per-file pieces
- * (ocl_device.c, ocl_program.c, ocl_memory.c, ocl_reduce.c, ocl_scan.c). */
+ * (ocl_device.c, ocl_program.c, ocl_memory.c, ocl_reduce.c, ocl_scan.c, ocl_timing.c). */
 #include <stdlib.h>
 
 #include "ocl_internal.h"
@@ -11,12 +11,20 @@ static redscan_status rs_ocl_init(redscan_ctx *ctx)
     rs_ocl_full *full = calloc(1, sizeof *full);
     rs_ocl *o = full ? &full->base : NULL;
     if (!o) return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "out of host memory creating the OpenCL context");
-    redscan_status st = rs_ocl_open(ctx, o);
+    rs_ocl_shape shape;
+    redscan_status st = rs_ocl_shape_from_env(ctx, &shape); /* before the device is opened: fail fast */
+    if (st != REDSCAN_OK) {
+        free(full);
+        return st;
+    }
+    full->shape = (int)shape;
+    st = rs_ocl_open(ctx, o);
     if (st != REDSCAN_OK) {
         rs_ocl_close(o);
         free(full);
         return st;
     }
+    rs_ocl_cache_open(ctx, o); /* never fails: without it, programs are built from source */
     ctx->impl = o;
     return REDSCAN_OK;
 }
@@ -29,6 +37,8 @@ static void rs_ocl_shutdown(redscan_ctx *ctx)
     if (o->queue) clFinish(o->queue);
     rs_ocl_programs_release(o);
     rs_ocl_scratch_release(o);
+    rs_ocl_cache_close(o);
+    rs_ocl_timing_release(o);
     rs_ocl_close(o);
     free(rs_ocl_full_of(o));
     ctx->impl = NULL;
@@ -103,4 +113,8 @@ const rs_backend_ops rs_opencl_backend = {
     .buffer_wrap = rs_ocl_buffer_wrap,
     .buffer_unwrap = rs_ocl_buffer_unwrap,
     .native = rs_ocl_native,
+    .cache_stats = rs_ocl_cache_stats,
+    .profiling = rs_ocl_profiling,
+    .time_begin = rs_ocl_time_begin,
+    .time_end = rs_ocl_time_end,
 };

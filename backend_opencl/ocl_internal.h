@@ -5,7 +5,10 @@
  *   ocl_reduce.c   reductions, argmin/argmax, top-k launches
  *   ocl_scan.c     scan launches (block x grid algorithms)
  *   ocl_scan_single_pass.c  the single_pass grid scan
+ *   ocl_shape.c    kernel shapes: REDSCAN_OPENCL_SHAPE, the CPU shape's work-items and launches
+ *   ocl_timing.c   device time of an operation (redscan_set_profiling): profiling events of its commands
  *   ocl_backend.c  the rs_backend_ops table
+ *   ocl_cache.c    on-disk cache of built program binaries (docs/CACHE.md); ocl_hash.c its hashes
  */
 #ifndef REDSCAN_OCL_INTERNAL_H
 #define REDSCAN_OCL_INTERNAL_H
@@ -16,6 +19,7 @@
 #include <CL/cl.h>
 
 #include "backend.h"
+#include "ocl_fault.h" /* fault builds: OpenCL calls go through counting wrappers; else nothing */
 
 /* Fixed by docs/ALGORITHMS.md; identical in kernels_cu. */
 #define RS_GROUP 256
@@ -55,6 +59,10 @@ typedef struct {
     rs_ocl_program *programs; /* cache: built once per context */
     cl_mem scratch;         /* grow-only scratch, released at shutdown */
     size_t scratch_bytes;
+    /* ocl_timing.c: profiling = the queue has CL_QUEUE_PROFILING_ENABLE; timing = an operation is being timed, so
+     * every enqueue asks for an event (rs_ocl_time_event) and the first and the latest are kept. */
+    int profiling, timing;
+    cl_event time_first, time_last, time_new;
 } rs_ocl;
 
 static inline rs_ocl *rs_ocl_of(redscan_ctx *ctx) { return (rs_ocl *)ctx->impl; }
@@ -100,6 +108,20 @@ redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max
 redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                            void *values, uint64_t *indices);
 redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+/* ocl_timing.c: the profiling entries of the rs_backend_ops table. Every enqueue of the backend passes
+ * rs_ocl_time_event(o) as its event and calls rs_ocl_time_note(o) once it succeeded: outside a timed operation that
+ * is NULL (no event is made, as before) and a flag test. */
+redscan_status rs_ocl_profiling(redscan_ctx *ctx, int on);
+redscan_status rs_ocl_time_begin(redscan_ctx *ctx);
+redscan_status rs_ocl_time_end(redscan_ctx *ctx, int ok, double *seconds);
+void rs_ocl_time_keep(rs_ocl *o);
+void rs_ocl_timing_release(rs_ocl *o); /* shutdown */
+static inline cl_event *rs_ocl_time_event(rs_ocl *o) { return o->timing ? &o->time_new : NULL; }
+static inline void rs_ocl_time_note(rs_ocl *o)
+{
+    if (o->timing) rs_ocl_time_keep(o);
+}
+
 /* ocl_scan_single_pass.c: the single_pass grid for block scan kernels with suffix sfx ("ks", "ksdb", "bk",
  * "coarse") and its SECTION; called by rs_ocl_scan. */
 redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req, const char *sfx, uint64_t section,
@@ -123,7 +145,8 @@ redscan_status rs_ocl_buffer_write(redscan_ctx *ctx, void *handle, size_t offset
 redscan_status rs_ocl_buffer_read(redscan_ctx *ctx, void *handle, size_t offset, void *dst, size_t bytes);
 /* `count` (<= RS_OCL_SPLIT_MAX) distinct scratch buffers of at least bytes[i] each, e.g. the ping-pong
  * partial arrays of a multi-pass reduction: part i is the context's grow-only scratch slot i (separate from
- * o->scratch), retained for the caller, who releases the parts when the call is done. Separate buffers, not
+ * o->scratch), retained for the caller, who releases the parts when the call is done (on failure every part is
+ * NULL: nothing to release). Separate buffers, not
  * sub-buffers of one: on NVIDIA's OpenCL, launches on sub-buffers measured up to 1.7x slower (reduce) and
  * 30x slower (top-k, k = 256) at n = 2^28 on an H100. */
 #define RS_OCL_SPLIT_MAX 8
@@ -137,7 +160,46 @@ typedef struct {
     rs_ocl base;
     cl_mem slot[RS_OCL_SPLIT_MAX]; /* rs_ocl_scratch_split */
     size_t slot_bytes[RS_OCL_SPLIT_MAX];
+    struct rs_ocl_disk_cache *disk_cache; /* ocl_cache.c; NULL only when out of host memory */
+    int shape; /* rs_ocl_shape, from REDSCAN_OPENCL_SHAPE (ocl_shape.c) */
 } rs_ocl_full;
 static inline rs_ocl_full *rs_ocl_full_of(rs_ocl *o) { return (rs_ocl_full *)o; }
+
+/* ---- ocl_shape.c: kernel shapes (docs/ALGORITHMS.md, "CPU shape"): the same bits laid onto the device as
+ * work-groups of 256 (GPU shape) or as work-groups of one work-item over long runs of tiles (CPU shape). ---- */
+typedef enum { RS_OCL_SHAPE_AUTO = 0, RS_OCL_SHAPE_GPU, RS_OCL_SHAPE_CPU } rs_ocl_shape;
+/* REDSCAN_OPENCL_SHAPE (auto|gpu|cpu, any case; unset = auto); anything else is REDSCAN_ERR_INVALID_ARGUMENT. */
+redscan_status rs_ocl_shape_from_env(redscan_ctx *ctx, rs_ocl_shape *shape);
+/* Whether the algorithms that have a CPU shape use it: forced by the variable, else on CL_DEVICE_TYPE_CPU. */
+int rs_ocl_cpu_shape(rs_ocl *o);
+/* Work-items for `units` tiles or sections, each taking a contiguous run of *per of them (never changes a result). */
+size_t rs_ocl_cpu_items(const rs_ocl *o, uint64_t units, uint64_t *per);
+/* Enqueue `items` work-groups of one work-item (kernels with reqd_work_group_size(1, 1, 1)). */
+redscan_status rs_ocl_launch_items(redscan_ctx *ctx, cl_kernel kernel, size_t items, const char *what);
+
+/* ---- ocl_cache.c: on-disk cache of built programs (docs/CACHE.md). Never fails a call: every problem is a miss,
+ * and a directory that cannot be made or written turns the cache off for the context (the stats say why). ---- */
+typedef struct rs_ocl_disk_cache rs_ocl_disk_cache;
+/* Read the directory and the key lines common to the context (after rs_ocl_open); ctx->program_cache_off is
+ * REDSCAN_CACHE=0. */
+void rs_ocl_cache_open(redscan_ctx *ctx, rs_ocl *o);
+void rs_ocl_cache_close(rs_ocl *o); /* shutdown */
+/* The per-program part of a key: the source's SHA-256 and the build options. use = 0: no caching for it. */
+typedef struct {
+    int use;
+    char source_sha256[65];
+    char options[256];
+} rs_ocl_cache_key;
+void rs_ocl_cache_key_init(rs_ocl *o, const char *source, const char *options, rs_ocl_cache_key *key);
+/* 1 with *program built from a valid entry; 0 (a miss) otherwise: build from source, then rs_ocl_cache_store. */
+int rs_ocl_cache_load(rs_ocl *o, const rs_ocl_cache_key *key, cl_program *program);
+void rs_ocl_cache_store(rs_ocl *o, const rs_ocl_cache_key *key, cl_program program);
+/* The cache_stats entry of the rs_backend_ops table. */
+void rs_ocl_cache_stats(redscan_ctx *ctx, redscan_cache_stats *stats);
+
+/* ocl_hash.c: SHA-256 of data as 64 lowercase hex digits; FNV-1a 64 continued from state (start: RS_FNV1A64_INIT). */
+void rs_sha256_hex(const void *data, size_t bytes, char hex[65]);
+#define RS_FNV1A64_INIT 0xcbf29ce484222325ull
+uint64_t rs_fnv1a64(uint64_t state, const void *data, size_t bytes);
 
 #endif /* REDSCAN_OCL_INTERNAL_H */

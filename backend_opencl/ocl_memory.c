@@ -46,17 +46,23 @@ void rs_ocl_buffer_destroy(redscan_ctx *ctx, void *handle)
 redscan_status rs_ocl_buffer_write(redscan_ctx *ctx, void *handle, size_t offset, const void *src, size_t bytes)
 {
     if (bytes == 0) return REDSCAN_OK; /* OpenCL rejects empty transfers */
-    cl_int err = clEnqueueWriteBuffer(rs_ocl_of(ctx)->queue, (cl_mem)handle, CL_TRUE, offset, bytes, src, 0, NULL,
-                                      NULL);
-    return err == CL_SUCCESS ? REDSCAN_OK : rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer");
+    rs_ocl *o = rs_ocl_of(ctx);
+    cl_int err = clEnqueueWriteBuffer(o->queue, (cl_mem)handle, CL_TRUE, offset, bytes, src, 0, NULL,
+                                      rs_ocl_time_event(o));
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer");
+    rs_ocl_time_note(o);
+    return REDSCAN_OK;
 }
 
 redscan_status rs_ocl_buffer_read(redscan_ctx *ctx, void *handle, size_t offset, void *dst, size_t bytes)
 {
     if (bytes == 0) return REDSCAN_OK;
+    rs_ocl *o = rs_ocl_of(ctx);
     cl_int err =
-        clEnqueueReadBuffer(rs_ocl_of(ctx)->queue, (cl_mem)handle, CL_TRUE, offset, bytes, dst, 0, NULL, NULL);
-    return err == CL_SUCCESS ? REDSCAN_OK : rs_ocl_fail(ctx, err, "clEnqueueReadBuffer");
+        clEnqueueReadBuffer(o->queue, (cl_mem)handle, CL_TRUE, offset, bytes, dst, 0, NULL, rs_ocl_time_event(o));
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueReadBuffer");
+    rs_ocl_time_note(o); /* a reduction's result copy is the last command of its operation */
+    return REDSCAN_OK;
 }
 
 redscan_status rs_ocl_temp(redscan_ctx *ctx, size_t bytes, cl_mem *mem)
@@ -124,7 +130,12 @@ redscan_status rs_ocl_scratch_split(redscan_ctx *ctx, size_t count, const size_t
     for (size_t i = 0; i < count; i++) {
         redscan_status st = rs_ocl_slot(ctx, i, bytes[i], &parts[i]);
         if (st != REDSCAN_OK) {
-            for (size_t j = 0; j < i; j++) clReleaseMemObject(parts[j]);
+            /* Give back the parts retained so far and clear them: callers release every non-NULL part when they
+             * are done, and a second release would free a slot the context still holds. */
+            for (size_t j = 0; j <= i; j++) {
+                if (j < i) clReleaseMemObject(parts[j]);
+                parts[j] = NULL;
+            }
             return st;
         }
     }

@@ -228,6 +228,13 @@ static redscan_status rs_ocl_build(redscan_ctx *ctx, rs_ocl *o, redscan_dtype dt
                  o->subgroup_std[0] ? " -cl-std=" : "", o->subgroup_std);
     char *text = rs_ocl_source_text(subgroups);
     if (!text) return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "out of host memory assembling the OpenCL source");
+    /* The on-disk cache first (ocl_cache.c): a build from source takes seconds on PoCL. */
+    rs_ocl_cache_key key;
+    rs_ocl_cache_key_init(o, text, options, &key);
+    if (rs_ocl_cache_load(o, &key, program)) {
+        free(text);
+        return REDSCAN_OK;
+    }
     const char *src = text;
     cl_int err;
     cl_program prog = clCreateProgramWithSource(o->context, 1, &src, NULL, &err);
@@ -241,6 +248,7 @@ static redscan_status rs_ocl_build(redscan_ctx *ctx, rs_ocl *o, redscan_dtype dt
         clReleaseProgram(prog);
         return st;
     }
+    rs_ocl_cache_store(o, &key, prog);
     *program = prog;
     return REDSCAN_OK;
 }
@@ -386,8 +394,9 @@ redscan_status rs_ocl_launch(redscan_ctx *ctx, cl_kernel kernel, size_t groups, 
         return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED, "%s: needs %llu bytes of local memory, the device has %llu",
                             what, (unsigned long long)local, (unsigned long long)o->local_mem);
     const size_t global = groups * RS_GROUP, local_size = RS_GROUP;
-    err = clEnqueueNDRangeKernel(o->queue, kernel, 1, NULL, &global, &local_size, 0, NULL, NULL);
+    err = clEnqueueNDRangeKernel(o->queue, kernel, 1, NULL, &global, &local_size, 0, NULL, rs_ocl_time_event(o));
     if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, what);
+    rs_ocl_time_note(o);
     return REDSCAN_OK;
 }
 

@@ -118,6 +118,21 @@ static redscan_status rs_reduce_pass(redscan_ctx *ctx, cl_kernel kernel, cl_mem 
     return rs_ocl_launch(ctx, kernel, rs_ocl_groups_for(rs_ocl_of(ctx), rs_div_up(count, tile)), what);
 }
 
+/* The CPU shape of a pass (ocl_shape.c): the same partials from work-groups of one work-item, each over a
+ * contiguous run of `per` tiles (kernel arguments in, count, out, per). */
+static redscan_status rs_reduce_pass_cpu(redscan_ctx *ctx, cl_kernel kernel, cl_mem in, uint64_t count, cl_mem out,
+                                         uint64_t tile, const char *what)
+{
+    cl_ulong per = 0;
+    const size_t items = rs_ocl_cpu_items(rs_ocl_of(ctx), rs_div_up(count, tile), &per);
+    const cl_ulong n = count;
+    const size_t sizes[] = {sizeof(cl_mem), sizeof n, sizeof(cl_mem), sizeof per};
+    const void *values[] = {&in, &n, &out, &per};
+    redscan_status st = rs_set_args(ctx, kernel, what, 4, sizes, values);
+    if (st != REDSCAN_OK) return st;
+    return rs_ocl_launch_items(ctx, kernel, items, what);
+}
+
 redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, rs_scalar *result)
 {
     /* AUTO: coarsened reads 16 elements per work-item with vector loads; the fastest on every device. */
@@ -139,23 +154,29 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
         st = rs_ocl_program_get(ctx, req->dtype, req->out_dtype, req->op, &program);
     }
     if (st != REDSCAN_OK) return st;
+    /* coarsened on a CPU device (or REDSCAN_OPENCL_SHAPE=cpu): its CPU shape, the same partials bit for bit. */
+    const int cpu = algo == REDSCAN_REDUCE_COARSENED && rs_ocl_cpu_shape(rs_ocl_of(ctx));
+    const char *name_in = cpu ? "reduce_coarsened_cpu_in" : info->kernel_in;
+    const char *name_t = cpu ? "reduce_coarsened_cpu_t" : info->kernel_t;
+    redscan_status (*pass)(redscan_ctx *, cl_kernel, cl_mem, uint64_t, cl_mem, uint64_t, const char *) =
+        cpu ? rs_reduce_pass_cpu : rs_reduce_pass;
     cl_kernel k_in = NULL, k_t = NULL;
     cl_mem part[2] = {NULL, NULL};
     const size_t tsize = redscan_dtype_size(req->out_dtype);
     const uint64_t n1 = rs_div_up(n, info->tile);
     const size_t bytes[2] = {(size_t)n1 * tsize, (size_t)rs_div_up(n1, info->tile) * tsize};
 
-    st = rs_ocl_kernel(ctx, program, info->kernel_in, &k_in);
-    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, info->kernel_t, &k_t);
+    st = rs_ocl_kernel(ctx, program, name_in, &k_in);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
     if (st == REDSCAN_OK && info->subgroups) st = rs_reduce_subgroup_kernel(ctx, algo, k_in, info->kernel_in);
     if (st == REDSCAN_OK && info->subgroups) st = rs_reduce_subgroup_kernel(ctx, algo, k_t, info->kernel_t);
     if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, 2, bytes, part);
     if (st != REDSCAN_OK) goto done;
 
-    st = rs_reduce_pass(ctx, k_in, (cl_mem)in, n, part[0], info->tile, info->kernel_in);
+    st = pass(ctx, k_in, (cl_mem)in, n, part[0], info->tile, name_in);
     int cur = 0; /* part[cur] holds the latest partials */
     for (uint64_t count = n1; st == REDSCAN_OK && count > 1; count = rs_div_up(count, info->tile)) {
-        st = rs_reduce_pass(ctx, k_t, part[cur], count, part[1 - cur], info->tile, info->kernel_t);
+        st = pass(ctx, k_t, part[cur], count, part[1 - cur], info->tile, name_t);
         cur = 1 - cur;
     }
     if (st == REDSCAN_OK) {
@@ -172,6 +193,10 @@ done:
 
 /* ---------------------------------------------------------------- argmin / argmax */
 
+/* Groups of the one-pass small top-k / argext: enough to fill the device (rs_ocl_groups_for's cap), never more
+ * than one per 4096 elements (16 per work-item: shorter walks would only add pairs to merge). */
+static size_t rs_small_groups(const rs_ocl *o, uint64_t n) { return rs_ocl_groups_for(o, rs_div_up(n, 4096)); }
+
 #define RS_ARGEXT_TILE 2048 /* kernels_cl/argext.cl */
 
 redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n,
@@ -184,22 +209,26 @@ redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max
     cl_kernel k_in = NULL, k_pairs = NULL;
     cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
     const size_t vsize = redscan_dtype_size(dtype);
-    const uint64_t m1 = rs_div_up(n, RS_ARGEXT_TILE), m2 = rs_div_up(m1, RS_ARGEXT_TILE);
+    /* Pass 1: the one-pass small top-k with k = 1 (topk.cl's topk_small_1: one pair per group); then
+     * argext_pairs over the pairs. */
+    rs_ocl *o = rs_ocl_of(ctx);
+    const size_t groups = rs_small_groups(o, n);
+    const uint64_t m1 = groups, m2 = rs_div_up(m1, RS_ARGEXT_TILE);
     const size_t bytes[4] = {(size_t)m1 * vsize, (size_t)m1 * sizeof(cl_ulong), (size_t)m2 * vsize,
                              (size_t)m2 * sizeof(cl_ulong)};
 
-    st = rs_ocl_kernel(ctx, program, "argext_in", &k_in);
+    st = rs_ocl_kernel(ctx, program, "topk_small_1", &k_in);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "argext_pairs", &k_pairs);
     if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, 4, bytes, part);
     if (st != REDSCAN_OK) goto done;
 
     const cl_ulong n64 = n;
-    rs_ocl *o = rs_ocl_of(ctx);
     {
-        const size_t sizes[] = {sizeof(cl_mem), sizeof n64, sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&in, &n64, &part[0], &part[1]};
-        st = rs_set_args(ctx, k_in, "argext_in", 4, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, rs_ocl_groups_for(o, m1), "argext_in");
+        const cl_uint one = 1;
+        const size_t sizes[] = {sizeof(cl_mem), sizeof n64, sizeof one, sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&in, &n64, &one, &part[0], &part[1]};
+        st = rs_set_args(ctx, k_in, "topk_small_1", 5, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, groups, "topk_small_1 (argext)");
     }
     int cur = 0; /* part[2*cur], part[2*cur+1] hold the latest pairs */
     for (cl_ulong m = m1; st == REDSCAN_OK && m > 1; m = rs_div_up(m, RS_ARGEXT_TILE)) {
@@ -227,7 +256,8 @@ done:
 
 /* ---------------------------------------------------------------- top-k */
 
-#define RS_TOPK_TILE 1024 /* kernels_cl/topk.cl */
+#define RS_TOPK_TILE 1024     /* kernels_cl/topk.cl */
+#define RS_TOPK_SMALL_MAX 8   /* topk_small_1 / _2 / _8 of kernels_cl/topk.cl */
 
 redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                            void *values, uint64_t *indices)
@@ -238,35 +268,40 @@ redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size
     cl_kernel k_in = NULL, k_pairs = NULL;
     cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
     const size_t vsize = redscan_dtype_size(dtype);
-    /* Pass 1 keeps k per tile of the input; pass 2 k per tile of those; later passes need less than pass 1. */
-    const uint64_t t1 = rs_div_up(n, RS_TOPK_TILE), m1 = t1 * k, m2 = rs_div_up(m1, RS_TOPK_TILE) * k;
+    /* Pass 1: k <= RS_TOPK_SMALL_MAX: one pass (topk_small_K, K = k for k <= 2, else 8), groups * k candidates;
+     * else topk_in, the best k of every tile of RS_TOPK_TILE. Later passes: topk_pairs, the best k of every tile
+     * of the candidates, until k are left. */
+    rs_ocl *o = rs_ocl_of(ctx);
+    const int small = k <= RS_TOPK_SMALL_MAX;
+    const char *name_in = !small ? "topk_in" : k == 1 ? "topk_small_1" : k == 2 ? "topk_small_2" : "topk_small_8";
+    const size_t groups1 = small ? rs_small_groups(o, n) : rs_ocl_groups_for(o, rs_div_up(n, RS_TOPK_TILE));
+    const uint64_t m1 = small ? (uint64_t)groups1 * k : rs_div_up(n, RS_TOPK_TILE) * k;
+    const uint64_t m2 = rs_div_up(m1, RS_TOPK_TILE) * k;
     const size_t bytes[4] = {(size_t)m1 * vsize, (size_t)m1 * sizeof(cl_ulong), (size_t)m2 * vsize,
                              (size_t)m2 * sizeof(cl_ulong)};
 
-    st = rs_ocl_kernel(ctx, program, "topk_in", &k_in);
+    st = rs_ocl_kernel(ctx, program, name_in, &k_in);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "topk_pairs", &k_pairs);
     if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, 4, bytes, part);
     if (st != REDSCAN_OK) goto done;
 
     const cl_ulong n64 = n;
     const cl_uint k32 = (cl_uint)k;
-    rs_ocl *o = rs_ocl_of(ctx);
     {
         const size_t sizes[] = {sizeof(cl_mem), sizeof n64, sizeof k32, sizeof(cl_mem), sizeof(cl_mem)};
         const void *args[] = {&in, &n64, &k32, &part[0], &part[1]};
-        st = rs_set_args(ctx, k_in, "topk_in", 5, sizes, args);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, rs_ocl_groups_for(o, t1), "topk_in");
+        st = rs_set_args(ctx, k_in, name_in, 5, sizes, args);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, groups1, name_in);
     }
-    /* The candidates left are `tiles * k`; once a pass ran over a single tile its k pairs are the answer. */
     int cur = 0;
-    for (uint64_t tiles = t1; st == REDSCAN_OK && tiles > 1;) {
-        const cl_ulong m = tiles * k;
-        tiles = rs_div_up(m, RS_TOPK_TILE);
+    for (cl_ulong m = m1; st == REDSCAN_OK && m > k;) {
+        const uint64_t tiles = rs_div_up(m, RS_TOPK_TILE);
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof m, sizeof n64, sizeof k32,
                                 sizeof(cl_mem), sizeof(cl_mem)};
         const void *args[] = {&part[2 * cur], &part[2 * cur + 1], &m, &n64, &k32, &part[2 - 2 * cur], &part[3 - 2 * cur]};
         st = rs_set_args(ctx, k_pairs, "topk_pairs", 7, sizes, args);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_pairs, rs_ocl_groups_for(o, tiles), "topk_pairs");
+        m = tiles * k;
         cur = 1 - cur;
     }
     if (st == REDSCAN_OK) st = rs_ocl_buffer_read(ctx, part[2 * cur], 0, values, k * vsize);

@@ -51,22 +51,26 @@ typedef struct {
     cl_mem level[RS_SCAN_MAX_LEVELS];    /* scratch slots, released when the call is done */
 } rs_scan_run;
 
-/* AUTO (measurements: docs/ALGORITHMS.md, "OpenCL scan kernels and AUTO"), float sum at n = 2^24:
- *   CPU devices (PoCL): coarsened x hierarchical, the fastest pair on PoCL 3.1 (1.7 GB/s against 1.4 GB/s for
- *     coarsened x reduce_then_scan and <= 0.7 GB/s for the other blocks): PoCL pays per barrier region, and
- *     coarsened has the fewest regions per element; a second pass over the input costs more than the
- *     add-carry pass.
+/* AUTO (measurements: docs/ALGORITHMS.md, "OpenCL scan kernels and AUTO" and "CPU shape"), float sum:
+ *   the CPU shape (CPU devices, or REDSCAN_OPENCL_SHAPE=cpu; ocl_shape.c): coarsened x reduce_then_scan, whose
+ *     CPU-shaped kernels (kernels_cl/scan_coarsened_cpu.cl) stream through the input with vector code and give
+ *     the GPU-shaped kernels' bits; it is also what an explicit coarsened x reduce_then_scan runs there.
+ *   CPU devices with REDSCAN_OPENCL_SHAPE=gpu: coarsened x hierarchical, the fastest GPU-shaped pair on PoCL 3.1
+ *     (1.7 GB/s against 1.4 GB/s for coarsened x reduce_then_scan and <= 0.7 GB/s for the other blocks at 2^24):
+ *     PoCL pays per barrier region, and coarsened has the fewest regions per element.
  *   Other devices (GPUs): coarsened x reduce_then_scan, the fastest pair on an H100 through NVIDIA's OpenCL
  *     (500 GB/s at 2^24, 910 GB/s at 2^28): it moves 3n elements against hierarchical's 4n. */
-static void rs_scan_pick(const rs_ocl *o, const rs_scan_req *req, redscan_block_scan *block,
-                         redscan_grid_scan *grid)
+static void rs_scan_pick(rs_ocl *o, const rs_scan_req *req, redscan_block_scan *block, redscan_grid_scan *grid,
+                         int *cpu_shape)
 {
-    const int cpu = (o->device_type & CL_DEVICE_TYPE_CPU) != 0;
+    const int cpu_device = (o->device_type & CL_DEVICE_TYPE_CPU) != 0;
     *block = req->block == REDSCAN_BLOCK_AUTO ? REDSCAN_BLOCK_COARSENED : req->block;
+    *cpu_shape = rs_ocl_cpu_shape(o) && *block == REDSCAN_BLOCK_COARSENED &&
+                 (req->grid == REDSCAN_GRID_AUTO || req->grid == REDSCAN_GRID_REDUCE_THEN_SCAN);
     if (req->grid != REDSCAN_GRID_AUTO)
         *grid = req->grid;
     else
-        *grid = cpu ? REDSCAN_GRID_HIERARCHICAL : REDSCAN_GRID_REDUCE_THEN_SCAN;
+        *grid = cpu_device && !*cpu_shape ? REDSCAN_GRID_HIERARCHICAL : REDSCAN_GRID_REDUCE_THEN_SCAN;
 }
 
 static size_t rs_scan_dtype_size(redscan_dtype d)
@@ -162,12 +166,51 @@ static redscan_status rs_scan_levels(rs_scan_run *r, uint64_t n)
     return st;
 }
 
+/* The CPU shape of coarsened x reduce_then_scan (kernels_cl/scan_coarsened_cpu.cl): tile_reduce_cpu_in_coarse
+ * (S -> level 0), the totals scan as above (GPU-shaped: ~1/2048 of the data), scan_tile_seeded_cpu_in_coarse.
+ * n <= SECTION: one scan_tile_seeded_cpu_in_coarse launch with init as the seed. Work-groups of one work-item,
+ * each over a contiguous run of sections. */
+static redscan_status rs_scan_cpu(rs_scan_run *r, cl_mem in, cl_mem out, uint64_t n)
+{
+    cl_ulong per = 0;
+    const size_t items = rs_ocl_cpu_items(r->o, rs_div_up(n, r->blk->section), &per);
+    const cl_ulong n_arg = n;
+    const cl_int excl_arg = r->req->exclusive, use_seed = n <= r->blk->section;
+    cl_kernel k_red = NULL, k_scan = NULL;
+    redscan_status st = rs_scan_kernel(r, "scan_tile_seeded_cpu_in_", r->blk->sfx, &k_scan);
+    cl_mem carry = out; /* use_seed: an unused argument still needs a buffer */
+    if (st == REDSCAN_OK && !use_seed) {
+        st = rs_scan_levels(r, n);
+        if (st == REDSCAN_OK) st = rs_scan_kernel(r, "tile_reduce_cpu_in_", r->blk->sfx, &k_red);
+        if (st == REDSCAN_OK) st = rs_scan_arg(r, k_red, 0, sizeof(cl_mem), &in);
+        if (st == REDSCAN_OK) st = rs_scan_arg(r, k_red, 1, sizeof(cl_mem), &r->level[0]);
+        if (st == REDSCAN_OK) st = rs_scan_arg(r, k_red, 2, sizeof n_arg, &n_arg);
+        if (st == REDSCAN_OK) st = rs_scan_arg(r, k_red, 3, sizeof per, &per);
+        if (st == REDSCAN_OK) st = rs_ocl_launch_items(r->ctx, k_red, items, "scan tile reduce (cpu shape)");
+        if (st == REDSCAN_OK) st = rs_scan_totals(r, 0);
+        carry = r->level[0];
+    }
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 0, sizeof(cl_mem), &in);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 1, sizeof(cl_mem), &out);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 2, sizeof(cl_mem), &carry);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 3, sizeof n_arg, &n_arg);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 4, sizeof excl_arg, &excl_arg);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 5, r->tsize, r->req->init.bytes);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 6, sizeof use_seed, &use_seed);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 7, sizeof per, &per);
+    if (st == REDSCAN_OK) st = rs_ocl_launch_items(r->ctx, k_scan, items, "scan tile seeded (cpu shape)");
+    if (k_red) clReleaseKernel(k_red);
+    if (k_scan) clReleaseKernel(k_scan);
+    return st;
+}
+
 redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     redscan_block_scan block;
     redscan_grid_scan grid;
-    rs_scan_pick(o, req, &block, &grid);
+    int cpu_shape;
+    rs_scan_pick(o, req, &block, &grid, &cpu_shape);
 
     rs_scan_run r = {0};
     r.ctx = ctx;
@@ -186,7 +229,9 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
 
     cl_mem in_mem = (cl_mem)in, out_mem = (cl_mem)out;
     cl_kernel k_in = NULL, k_last = NULL;
-    if (n <= r.blk->section) {
+    if (cpu_shape) {
+        st = rs_scan_cpu(&r, in_mem, out_mem, n);
+    } else if (n <= r.blk->section) {
         st = rs_scan_kernel(&r, "scan_sections_in_", r.blk->sfx, &k_in);
         if (st == REDSCAN_OK) st = rs_scan_sections(&r, k_in, in_mem, out_mem, out_mem, n, req->exclusive, 1);
     } else if (grid == REDSCAN_GRID_HIERARCHICAL) {

@@ -1,7 +1,7 @@
 /* The single-pass grid scan on OpenCL (kernels_cl/scan_single_pass.cl; order of combination in
  * docs/ALGORITHMS.md, "Grid level", single_pass). Host twin: backend_cuda/cuda_scan_single_pass.c.
  *
- * One zero-fill of the ticket counter and the slots (one scratch slot: 16 words, then 2 x tiles - 1 slots of
+ * One zero-fill of the ticket counter and the slots (one scratch slot: 16 words, then tiles + groups slots of
  * one word, two for 64-bit T), then one launch of scan_single_pass_<B>. The number of groups launched never
  * changes a result: groups take tiles from the ticket counter until none are left.
  *
@@ -75,7 +75,8 @@ redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req,
 
     const size_t tsize = rs_sp_dtype_size(req->out_dtype);
     const uint64_t tiles = n / section + (n % section != 0);
-    const uint64_t words = RS_SP_SLOT_BASE + (2 * tiles - 1) * (tsize == 8 ? 2 : 1);
+    const uint64_t groups = tiles / 32 + (tiles % 32 != 0); /* RS_SP_GROUP tiles per group */
+    const uint64_t words = RS_SP_SLOT_BASE + (tiles + groups) * (tsize == 8 ? 2 : 1);
     const size_t bytes = (size_t)words * 8;
 
     cl_program program;
@@ -103,8 +104,10 @@ redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req,
 
     if (st == REDSCAN_OK) {
         const cl_ulong zero = 0;
-        cl_int err = clEnqueueFillBuffer(o->queue, flags, &zero, sizeof zero, 0, bytes, 0, NULL, NULL);
+        cl_int err =
+            clEnqueueFillBuffer(o->queue, flags, &zero, sizeof zero, 0, bytes, 0, NULL, rs_ocl_time_event(o));
         if (err != CL_SUCCESS) st = rs_ocl_fail(ctx, err, "clEnqueueFillBuffer (single_pass flags)");
+        if (err == CL_SUCCESS) rs_ocl_time_note(o);
     }
     const cl_mem in_mem = (cl_mem)in, out_mem = (cl_mem)out;
     const cl_ulong n_arg = n;

@@ -69,10 +69,12 @@ for f in "$OUT"/bench-*.csv; do
         python3 scripts/plot_bench.py "$f" -o "${f%.csv}.png" --ops reduce.sum,reduce.max,scan.sum,scan.max,argmax,top2
     fi
 done
-# float32 rows at the largest size, for a first look (the whole tables are in $OUT)
+# float32 rows at the largest size, for a first look (the whole tables are in $OUT): op dtype algo n, dev_ms (device
+# events: CUDA events / OpenCL profiling events), host_ms (host clock around the blocking call), GB/s and %copy from
+# dev_ms, vs_ref (dev_ms against CUB's CUDA events), vs_host (host clocks against CUB's host clock), check.
 for f in "$OUT"/bench-*.txt; do
     echo "== $f: float32 at the largest n"
     awk '$2 == "float32" && $4 ~ /^[0-9]+$/ { n = $4 + 0; if (n > max) { max = n; k = 0 } if (n == max) row[k++] = $0 }
-         END { for (i = 0; i < k; ++i) print row[i] }' "$f" | cut -c1-110 | head -n 45
+         END { for (i = 0; i < k; ++i) print row[i] }' "$f" | cut -c1-130 | head -n 45
 done
 exit $rc

@@ -4,11 +4,10 @@
  * (common.clh): NaN first, ties to the lower index, smaller (program built with RS_OP = MIN) or larger
  * (RS_OP = MAX) value; padding (index >= n) last. The order is total, so the result does not depend on the
  * order of combination at all.
- *   argext_in   (global const IN_T *in, ulong n, global IN_T *out_val, global ulong *out_idx)
- *       first pass; the index of in[i] is i.
+ * The first pass over the input is topk.cl's topk_small_1 (one pair per group, one pass at read speed).
  *   argext_pairs(global const IN_T *val, global const ulong *idx, ulong m, ulong n,
  *                global IN_T *out_val, global ulong *out_idx)
- *       later passes over m pairs; n is the original length so padding still ranks last. */
+ *       passes over m pairs; n is the original length so padding still ranks last. */
 #define RS_ARGEXT_PER 8
 #define RS_ARGEXT_TILE (RS_GROUP * RS_ARGEXT_PER)
 #define RS_ARGEXT_PAD ((ulong)-1) /* index of a padding slot: >= n, so it ranks last */
@@ -56,14 +55,6 @@ inline void rs_argext_tree(local IN_T *lv, local ulong *li, uint t, ulong n)
         }                                                                                        \
         barrier(CLK_LOCAL_MEM_FENCE); /* work-item 0 may still read lv[1], li[1] */              \
     }
-
-#define RS_ARGEXT_IN_VAL(p) in[p]
-#define RS_ARGEXT_IN_IDX(p) (p)
-kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void argext_in(
-    global const IN_T *in, ulong n, global IN_T *out_val, global ulong *out_idx)
-{
-    RS_ARGEXT_BODY(n, RS_ARGEXT_IN_VAL, RS_ARGEXT_IN_IDX)
-}
 
 #define RS_ARGEXT_PAIR_VAL(p) val[p]
 #define RS_ARGEXT_PAIR_IDX(p) idx[p]

@@ -53,3 +53,71 @@
 
 RS_COARSENED_KERNEL(reduce_coarsened_in, IN_T)
 RS_COARSENED_KERNEL(reduce_coarsened_t, T)
+
+/* ---- CPU shape (docs/ALGORITHMS.md, "CPU shape"): the same partials, bit for bit, for CPU devices ----
+ *   reduce_coarsened_cpu_in(global const IN_T *in, ulong n, global T *partials, ulong per)
+ *   reduce_coarsened_cpu_t (global const T *in,    ulong n, global T *partials, ulong per)
+ * Work-groups of one work-item; work-item w reduces the contiguous tiles w*per .. min((w+1)*per, ntiles) - 1,
+ * so a CPU thread streams through a long run of memory. Per tile it plays the whole group of the kernel above:
+ * lane t's accumulator is slot t%16 of acc[t/16] (cpu_shape.clh); round k folds v = 0..3 into every lane, in that
+ * order, from the 1024 contiguous elements of the round (64 per vector of 16 lanes: four 16-vector loads, transposed so
+ * that vector v holds element t*V + v of each lane); then the sequential-addressing levels s = 128 .. 1 pair the
+ * same lanes as rs_tree_seq. `per` and the number of work-items change only who computes a tile, never its bits. */
+#define RS_COARSE_VECS (RS_GROUP / 16) /* vectors of 16 lanes */
+
+/* rs_tree_seq on the lanes of acc (destroys acc): s = 128, 64, 32, 16 pair whole vectors, s = 8 .. 1 slots. */
+static inline T rs_cpu_tree_seq(T16 *acc)
+{
+    for (uint s = RS_COARSE_VECS / 2; s > 0; s >>= 1)
+        for (uint q = 0; q < s; q++) acc[q] = rs_combine16(acc[q], acc[q + s]);
+    T l[16];
+    vstore16(acc[0], 0, l);
+    for (uint s = 8; s > 0; s >>= 1)
+        for (uint m = 0; m < s; m++) l[m] = rs_combine(l[m], l[m + s]);
+    return l[0];
+}
+
+#define RS_COARSENED_CPU_KERNEL(NAME, X, XU)                                                                        \
+    kernel __attribute__((reqd_work_group_size(1, 1, 1))) void NAME(global const X *in, ulong n,                   \
+                                                                     global T *partials, ulong per)                \
+    {                                                                                                              \
+        const ulong ntiles = (n + RS_COARSE_TILE - 1) / RS_COARSE_TILE;                                            \
+        const ulong first = get_global_id(0) * per;                                                                \
+        const ulong end = first + per < ntiles ? first + per : ntiles;                                             \
+        for (ulong tile = first; tile < end; ++tile) {                                                             \
+            const ulong base = tile * RS_COARSE_TILE;                                                              \
+            T16 acc[RS_COARSE_VECS];                                                                               \
+            if (base + RS_COARSE_TILE <= n) {                                                                      \
+                for (uint q = 0; q < RS_COARSE_VECS; q++) acc[q] = RS_ID16;                                        \
+                global const X *p = in + base;                                                                     \
+                for (uint k = 0; k < RS_COARSE_K; k++, p += RS_GROUP * RS_COARSE_V) {                              \
+                    for (uint q = 0; q < RS_COARSE_VECS; q++) {                                                    \
+                        global const XU *r = (global const XU *)p + 4 * q;                                         \
+                        const RS_CAT2(X, 16) a = r[0], b = r[1], c = r[2], d = r[3];                               \
+                        T16 x = acc[q];                                                                            \
+                        x = rs_combine16(x, rs_t16((RS_CAT2(X, 16))(a.s048c, b.s048c, c.s048c, d.s048c)));         \
+                        x = rs_combine16(x, rs_t16((RS_CAT2(X, 16))(a.s159d, b.s159d, c.s159d, d.s159d)));         \
+                        x = rs_combine16(x, rs_t16((RS_CAT2(X, 16))(a.s26ae, b.s26ae, c.s26ae, d.s26ae)));         \
+                        x = rs_combine16(x, rs_t16((RS_CAT2(X, 16))(a.s37bf, b.s37bf, c.s37bf, d.s37bf)));         \
+                        acc[q] = x;                                                                                \
+                    }                                                                                              \
+                }                                                                                                  \
+            } else { /* the last tile: element by element, identity past n, as the kernel above */                \
+                T lanes[RS_GROUP];                                                                                 \
+                for (uint t = 0; t < RS_GROUP; t++) {                                                              \
+                    T a = IDENTITY;                                                                                \
+                    for (uint k = 0; k < RS_COARSE_K; k++)                                                         \
+                        for (uint v = 0; v < RS_COARSE_V; v++) {                                                   \
+                            const ulong i = base + k * RS_GROUP * RS_COARSE_V + t * RS_COARSE_V + v;               \
+                            a = rs_combine(a, i < n ? RS_LOAD(in, i) : IDENTITY);                                  \
+                        }                                                                                          \
+                    lanes[t] = a;                                                                                  \
+                }                                                                                                  \
+                for (uint q = 0; q < RS_COARSE_VECS; q++) acc[q] = vload16(q, lanes);                              \
+            }                                                                                                      \
+            partials[tile] = rs_cpu_tree_seq(acc);                                                                 \
+        }                                                                                                          \
+    }
+
+RS_COARSENED_CPU_KERNEL(reduce_coarsened_cpu_in, IN_T, rs_in16_u)
+RS_COARSENED_CPU_KERNEL(reduce_coarsened_cpu_t, T, rs_t16_u)

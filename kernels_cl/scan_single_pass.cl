@@ -3,45 +3,46 @@
  *   scan_single_pass_B(const IN_T *in, T *out, ulong *flags, ulong n, int exclusive, T init, uint spins,
  *                      int inplace)
  *
- * One launch. Tiles are the sections of the block scan B. A work-group takes a tile index j from the ticket
- * counter flags[0] (never its group id: a group only ever waits for lower tickets, which were taken by groups
- * that are running or done), loads and block-scans the tile (L, aggregate S[j] = L's last element, the same
- * bits as tile_reduce_in_B), and combines P[j] (+) L. The prefix P[j] is a fixed expression over the tree of
- * aligned blocks of tiles, never "whatever predecessors had published":
- *     B(0, i) = S[i],   B(k, i) = B(k-1, 2i) (+) B(k-1, 2i+1)      (tiles i*2^k .. (i+1)*2^k - 1)
- *     P[j] = init (+) B(k1, (j >> k1) - 1) (+) B(k2, (j >> k2) - 1) (+) ...   for the set bits k1 > k2 > ... of j
- * (left to right). Tile j publishes B(0, j), and B(k, j >> k) for k = 1, 2, ... while the low k bits of j are all
- * ones (the left child B(k-1, 2(j >> k)) comes from an earlier tile); then it gathers the B values of its prefix.
+ * One launch, a decoupled look-back whose result does not depend on timing. A work-group takes a tile index j
+ * from the ticket counter flags[0] (never its group id: it only ever waits for lower tickets, taken by groups that
+ * are running or done), loads and block-scans the tile (L, aggregate S[j] = L's last element, the same bits as
+ * tile_reduce_in_B) and writes P[j] (+) L. Tiles form groups of RS_SP_GROUP = 32 (j = 32g + p):
+ *     T(g)  = S[32g] (+) S[32g+1] (+) ... (+) S[32g+31]                 (left to right)
+ *     A(-1) = init,   A(g) = A(g-1) (+) T(g)                              (a chain over the groups)
+ *     P[j]  = A(g-1) (+) (S[32g] (+) ... (+) S[j-1])   (p > 0);   P[32g] = A(g-1)
+ * A published A(m) is the chain's own value, so folding T(m+1) .. T(g-1) onto it gives A(g-1) with the same
+ * bits whichever m a group happens to find: the look-back is decoupled, the bits are not timing-dependent.
  *
- * Slots: flags + RS_SP_SLOT_BASE, B(k, i) at the in-order index (i << (k+1)) + 2^k - 1 (< 2 x tiles). A slot is
- * one 64-bit word (tag << 32 | value bits) for 32-bit T, two words (tag << 32 | low half, tag << 32 | high half)
- * for 64-bit T; written with atom_xchg and read with atom_add(p, 0), so the tag and the value are always read
- * together (never a flag read atomically next to a value read through a cache). The host zero-fills the
- * counter and the slots before each launch.
+ * Slots (flags + RS_SP_SLOT_BASE): tile i at slot i (status AGG: S[i]); group g at slot tiles + g (AGG: T(g),
+ * later INC: A(g), published by the group's last tile). A slot is one 64-bit word status << 32 | value bits for
+ * 32-bit T, two words (status << 32 | low half, status << 32 | high half) for 64-bit T, and a reader accepts only
+ * equal statuses in both (each (slot, status) has exactly one value, so that pair is consistent). Words are
+ * written with atom_cmpxchg (AGG: fills an empty slot only, so a total never replaces an inclusive prefix) or
+ * atom_xchg (INC) and read with atom_add(p, 0): the status and the value are always read together. The host
+ * zero-fills the counter and the slots before each launch.
  *
- * Waits are bounded: a B(k, i) that is not published after `spins` polls is computed by the waiting group from
- * the input (the "decoupled fallback"): B(0, i) by reducing tile i with the tile_reduce expression (each
- * work-item folds its SECTION/256 contiguous values, then the pairwise tree: the same bits as S[i]), B(k, i)
- * from its two children, each published or computed in turn; computed values are published too. spins = 0
- * never polls before computing (testing: the fallback path alone). With inplace (in == out), a value computed
- * from the input is checked against its slot afterwards and the published one wins: the owner of tile i
- * publishes B(0, i) before it writes out (a global fence between), so a reduction that saw overwritten input
- * finds the slot published (message passing through the fences).
+ * Per tile: work-item 0 publishes S[j]; work-items 0..p-1 poll the tile slots of the own group, work-items
+ * 32..63 the 32 group slots before it (group -1 reads as init with INC), `spins` polls each; work-item 0 folds
+ * W = S[32g] .. S[j-1] and A(g-1) from the nearest INC in the window. The last tile of a group (p = 31) first
+ * publishes T(g) = W (+) S[j] and then looks at the group slots, and finally publishes A(g) = A(g-1) (+) T(g).
+ * If anything is missing, work-item 0 takes the slow path (rs_sp_slow_step), item by item with bounded waits:
+ * a tile aggregate still missing after `spins` polls is computed by the whole group from the input with the
+ * tile_reduce expression (the decoupled fallback: no wait depends on another group being scheduled), a missing
+ * group total is folded from its tiles; computed values are published. spins = 0 never polls (testing: the
+ * fallback alone). In place (in == out), a computed S[i] is checked against its slot afterwards and the
+ * published one wins: the owner of tile i publishes S[i] and fences before it overwrites its input.
  *
- * Exactly one work-item (0) polls, publishes and runs the fallback bookkeeping (an explicit stack in local
- * memory, no recursion); the whole group takes part in a fallback tile reduction. Every barrier is in uniform
- * control flow: the loops' conditions are read from local memory by all work-items after a barrier.
- * Only built where the compiler has cl_khr_int64_base_atomics (the host checks the device's extensions). */
+ * Every barrier is in uniform control flow: the loop conditions are read from local memory by all work-items
+ * after a barrier. Only built where the compiler has cl_khr_int64_base_atomics (the host checks the device). */
 #ifdef cl_khr_int64_base_atomics
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 
-#define RS_SP_SLOT_BASE 16                 /* words before the slots: [0] the ticket counter */
-#define RS_SP_TAG ((ulong)1 << 32)         /* "published" in the high half of a slot word */
-#define RS_SP_LEVELS 64                    /* bits of a tile index */
-#define RS_SP_NODES (2 * RS_SP_LEVELS + 2) /* explicit stack: at most 2 entries per level, plus the root */
-#define RS_SP_IMASK (((ulong)1 << 57) - 1) /* node = i | k << 57 | expanded << 63 (tiles < 2^56) */
-#define RS_SP_EXPANDED ((ulong)1 << 63)
-#define RS_SP_DONE ((ulong)-1)             /* step result: P is ready */
+#define RS_SP_SLOT_BASE 16 /* words before the slots: [0] the ticket counter */
+#define RS_SP_GROUP 32u    /* tiles per group = the width of a look-back window */
+#define RS_SP_AGG 1u       /* slot status: tile aggregate S / group total T */
+#define RS_SP_INC 2u       /* slot status: group inclusive prefix A */
+#define RS_SP_ABSENT 3u    /* window only: a group before -1 (not part of any prefix) */
+#define RS_SP_DONE ((ulong)-1)
 
 #define RS_SP_CAT2(a, b) a##b
 #define RS_SP_CAT(a, b) RS_SP_CAT2(a, b)
@@ -53,134 +54,183 @@
 #define RS_SP_WIDE 0
 #endif
 
-inline ulong rs_sp_word(uint k, ulong i) { return (i << (k + 1)) + (((ulong)1 << k) - 1); }
-
-inline void rs_sp_publish(__global ulong *slots, uint k, ulong i, T v)
+/* Status of slot x (0: not published) and, when published, its value. */
+inline uint rs_sp_read(__global ulong *slots, ulong x, T *v)
 {
-    const ulong w = rs_sp_word(k, i);
 #if RS_SP_WIDE
-    const ulong b = as_ulong(v);
-    atom_xchg(slots + 2 * w, RS_SP_TAG | (b & 0xffffffffUL));
-    atom_xchg(slots + 2 * w + 1, RS_SP_TAG | (b >> 32));
+    const ulong lo = atom_add(slots + 2 * x, (ulong)0), hi = atom_add(slots + 2 * x + 1, (ulong)0);
+    const uint s = (uint)(lo >> 32);
+    if (s != (uint)(hi >> 32)) return 0; /* halves of two publications: read again later */
+    if (s) *v = RS_SP_AS_T((hi << 32) | (lo & 0xffffffffUL));
+    return s;
 #else
-    atom_xchg(slots + w, RS_SP_TAG | (ulong)as_uint(v));
+    const ulong w = atom_add(slots + x, (ulong)0);
+    const uint s = (uint)(w >> 32);
+    if (s) *v = RS_SP_AS_T((uint)w);
+    return s;
 #endif
 }
 
-/* One poll of B(k, i): 1 and *v when published. */
-inline int rs_sp_peek(__global ulong *slots, uint k, ulong i, T *v)
+/* Up to `spins` reads of slot x; its status (0: still not published). */
+inline uint rs_sp_poll(__global ulong *slots, ulong x, T *v, uint spins)
 {
-    const ulong w = rs_sp_word(k, i);
+    uint s = 0;
+    for (uint k = 0; k < spins && !s; ++k) s = rs_sp_read(slots, x, v);
+    return s;
+}
+
+inline void rs_sp_store(__global ulong *p, ulong w, int if_empty)
+{
+    if (if_empty) atom_cmpxchg(p, (ulong)0, w);
+    else atom_xchg(p, w);
+}
+
+/* Publish v with a status: AGG only fills an empty slot (every writer of an AGG slot writes the same bits, and a
+ * group's total never replaces its inclusive prefix); INC replaces. */
+inline void rs_sp_put(__global ulong *slots, ulong x, uint status, T v)
+{
+    const ulong tag = (ulong)status << 32;
+    const int if_empty = status == RS_SP_AGG;
 #if RS_SP_WIDE
-    const ulong lo = atom_add(slots + 2 * w, (ulong)0);
-    if ((lo >> 32) != 1) return 0;
-    const ulong hi = atom_add(slots + 2 * w + 1, (ulong)0);
-    if ((hi >> 32) != 1) return 0;
-    *v = RS_SP_AS_T((hi << 32) | (lo & 0xffffffffUL));
+    const ulong b = as_ulong(v);
+    rs_sp_store(slots + 2 * x, tag | (b & 0xffffffffUL), if_empty);
+    rs_sp_store(slots + 2 * x + 1, tag | (b >> 32), if_empty);
 #else
-    const ulong x = atom_add(slots + w, (ulong)0);
-    if ((x >> 32) != 1) return 0;
-    *v = RS_SP_AS_T((uint)x);
+    rs_sp_store(slots + x, tag | (ulong)as_uint(v), if_empty);
 #endif
+}
+
+/* Work-items 0..63 fill the look-back window: l < p polls tile slot 32g + l (with tiles_half), 32 + q polls group
+ * slot g - 32 + q (with groups_half; group -1 is init as an INC, older ones ABSENT). */
+inline void rs_sp_fill(__local uint *wst, __local T *wv, __global ulong *slots, ulong tiles, ulong g, uint p,
+                       int tiles_half, int groups_half, uint spins, T init)
+{
+    const uint t = (uint)get_local_id(0);
+    T v = init;
+    if (t < RS_SP_GROUP) {
+        if (tiles_half && t < p) {
+            wst[t] = rs_sp_poll(slots, g * RS_SP_GROUP + t, &v, spins);
+            wv[t] = v;
+        }
+    } else if (t < 2 * RS_SP_GROUP && groups_half) {
+        const long gi = (long)g - (long)(2 * RS_SP_GROUP - t);
+        wst[t] = gi >= 0 ? rs_sp_poll(slots, tiles + (ulong)gi, &v, spins) : gi == -1 ? RS_SP_INC : RS_SP_ABSENT;
+        wv[t] = v;
+    }
+}
+
+/* Work-item 0: W = S[32g] (+) ... (+) S[32g+p-1] from the window's tile half; 0 if one is missing. */
+inline int rs_sp_fold_tiles(__local const uint *wst, __local const T *wv, uint p, T *w)
+{
+    T acc = IDENTITY;
+    for (uint l = 0; l < p; ++l) {
+        if (!wst[l]) return 0;
+        acc = l ? rs_combine(acc, wv[l]) : wv[l];
+    }
+    *w = acc;
     return 1;
 }
 
-/* State of work-item 0's bookkeeping for one tile j. Requests: the set bits b of j, ascending; bit b needs
- * B(b, (j >> b) - 1). For b below tz (the trailing ones of j), the chain publishes B(b+1, j >> (b+1)). */
-typedef struct {
-    ulong j;
-    uint tz;      /* number of trailing one bits of j */
-    uint rb;      /* next bit of j to look at */
-    uint cur_bit; /* bit being resolved */
-    int sp, vp;   /* node and value stack sizes */
-    int pending;  /* the node on top waits for a group reduction of its tile */
-    T cur;        /* the chain: B(rb, j >> rb) */
-} rs_sp_state;
-
-void rs_sp_start(rs_sp_state *st, __global ulong *slots, ulong j, T total)
+/* Work-item 0: A(g-1) from the window's group half: the nearest INC, then the totals after it, left to right;
+ * 0 if a total is missing or no INC is in the window. */
+inline int rs_sp_fold_groups(__local const uint *wst, __local const T *wv, T *a)
 {
-    rs_sp_publish(slots, 0, j, total);
-    st->j = j;
-    uint tz = 0;
-    for (ulong x = j; x & 1; x >>= 1) ++tz;
-    st->tz = tz;
-    st->rb = 0;
-    st->cur_bit = 0;
-    st->sp = 0;
-    st->vp = 0;
-    st->pending = 0;
-    st->cur = total;
+    int q = (int)RS_SP_GROUP - 1;
+    for (; q >= 0; --q) {
+        const uint s = wst[RS_SP_GROUP + q];
+        if (s == RS_SP_INC) break;
+        if (s != RS_SP_AGG) return 0;
+    }
+    if (q < 0) return 0;
+    T acc = wv[RS_SP_GROUP + q];
+    for (++q; q < (int)RS_SP_GROUP; ++q) acc = rs_combine(acc, wv[RS_SP_GROUP + q]);
+    *a = acc;
+    return 1;
 }
 
-/* Work-item 0: run the bookkeeping until it needs the group to reduce a tile (returns its index) or P is ready
- * (returns RS_SP_DONE, P in *p). red: the group's reduction asked for by the previous call. */
-ulong rs_sp_step(rs_sp_state *st, __global ulong *slots, __local ulong *nodes, __local T *vst, __local T *vals,
-                 T red, uint spins, int inplace, T init, __local T *p)
+/* Work-item 0's slow path, item by item: W over the tiles of the own group, then the nearest published A(m)
+ * (one read per group), then the totals T(m+1) .. T(g-1) folded onto it (a missing total folded from its
+ * group's tiles). A tile still missing after `spins` polls is returned as a command: the whole group reduces it,
+ * and the next call publishes and uses that value. */
+#define RS_SP_PH_W 0
+#define RS_SP_PH_FIND 1
+#define RS_SP_PH_FOLD 2
+#define RS_SP_PH_TOTAL 3
+typedef struct {
+    int phase, pending;
+    uint l;
+    long gg;
+    ulong tile;
+    T w, a, tot;
+} rs_sp_slow;
+
+ulong rs_sp_slow_step(rs_sp_slow *st, __global ulong *slots, ulong tiles, ulong g, uint p, T own,
+                      __local const uint *wst, __local const T *wv, T red, uint spins, int inplace, T init)
 {
-    if (st->pending) {
-        const ulong i = nodes[st->sp - 1] & RS_SP_IMASK;
-        T v = red, pub;
+    T v = red;
+    int have = 0;
+    if (st->pending) { /* red: the group's reduction of st->tile */
+        T pub;
         mem_fence(CLK_GLOBAL_MEM_FENCE);
-        if (inplace && rs_sp_peek(slots, 0, i, &pub)) v = pub; /* the input may have been overwritten */
-        else rs_sp_publish(slots, 0, i, v);
-        st->sp--;
-        vst[st->vp++] = v;
+        if (inplace && rs_sp_read(slots, st->tile, &pub)) v = pub; /* the input may have been overwritten */
+        else rs_sp_put(slots, st->tile, RS_SP_AGG, v);
         st->pending = 0;
+        have = 1;
     }
     for (;;) {
-        if (st->sp == 0) {
-            if (st->vp) { /* request cur_bit resolved */
-                const uint b = st->cur_bit;
-                vals[b] = vst[--st->vp];
-                if (b < st->tz) {
-                    st->cur = rs_combine(vals[b], st->cur);
-                    rs_sp_publish(slots, b + 1, st->j >> (b + 1), st->cur);
+        if (st->phase == RS_SP_PH_W || st->phase == RS_SP_PH_TOTAL) {
+            const int w = st->phase == RS_SP_PH_W;
+            const uint count = w ? p : RS_SP_GROUP;
+            if (st->l < count) {
+                const ulong tile = (w ? g : (ulong)st->gg) * RS_SP_GROUP + st->l;
+                if (!have) {
+                    if (w && wst[st->l]) {
+                        v = wv[st->l];
+                    } else if (!rs_sp_poll(slots, tile, &v, spins)) {
+                        st->pending = 1;
+                        st->tile = tile;
+                        return tile;
+                    }
                 }
-                st->rb = b + 1;
+                have = 0;
+                if (w) st->w = st->l ? rs_combine(st->w, v) : v;
+                else st->tot = st->l ? rs_combine(st->tot, v) : v;
+                st->l++;
+                continue;
             }
-            while (st->rb < RS_SP_LEVELS && !((st->j >> st->rb) & 1)) st->rb++;
-            if (st->rb >= RS_SP_LEVELS) {
-                T acc = init;
-                for (int b = RS_SP_LEVELS - 1; b >= 0; --b)
-                    if ((st->j >> b) & 1) acc = rs_combine(acc, vals[b]);
-                *p = acc;
-                return RS_SP_DONE;
+            if (w) {
+                if (p == RS_SP_GROUP - 1) rs_sp_put(slots, tiles + g, RS_SP_AGG, rs_combine(st->w, own));
+                st->phase = RS_SP_PH_FIND;
+                st->gg = (long)g - 1;
+            } else {
+                rs_sp_put(slots, tiles + (ulong)st->gg, RS_SP_AGG, st->tot);
+                st->a = rs_combine(st->a, st->tot);
+                st->gg++;
+                st->phase = RS_SP_PH_FOLD;
             }
-            st->cur_bit = st->rb;
-            nodes[st->sp++] = ((st->j >> st->rb) - 1) | ((ulong)st->rb << 57);
             continue;
         }
-        const ulong node = nodes[st->sp - 1];
-        const uint k = (uint)(node >> 57) & 63u;
-        const ulong i = node & RS_SP_IMASK;
-        if (node & RS_SP_EXPANDED) { /* both children are on the value stack, left below right */
-            const T right = vst[--st->vp];
-            const T left = vst[--st->vp];
-            const T v = rs_combine(left, right);
-            rs_sp_publish(slots, k, i, v);
-            st->sp--;
-            vst[st->vp++] = v;
+        if (st->phase == RS_SP_PH_FIND) {
+            while (st->gg >= 0 && !(spins && rs_sp_read(slots, tiles + (ulong)st->gg, &v) == RS_SP_INC)) st->gg--;
+            st->a = st->gg >= 0 ? v : init;
+            st->gg++;
+            st->phase = RS_SP_PH_FOLD;
             continue;
         }
-        T v;
-        int got = 0;
-        for (uint s = 0; s < spins && !got; ++s) got = rs_sp_peek(slots, k, i, &v);
-        if (got) {
-            st->sp--;
-            vst[st->vp++] = v;
-            continue;
+        /* RS_SP_PH_FOLD */
+        if (st->gg == (long)g) return RS_SP_DONE;
+        const uint s = rs_sp_poll(slots, tiles + (ulong)st->gg, &v, spins);
+        if (s == RS_SP_INC || s == RS_SP_AGG) {
+            st->a = s == RS_SP_INC ? v : rs_combine(st->a, v);
+            st->gg++;
+        } else {
+            st->phase = RS_SP_PH_TOTAL;
+            st->l = 0;
         }
-        if (k == 0) {
-            st->pending = 1;
-            return i;
-        }
-        nodes[st->sp - 1] = node | RS_SP_EXPANDED;
-        nodes[st->sp++] = (2 * i + 1) | ((ulong)(k - 1) << 57); /* right child, evaluated second */
-        nodes[st->sp++] = (2 * i) | ((ulong)(k - 1) << 57);     /* left child, on top */
     }
 }
 
-/* The whole group: B(0, tile) from the input, the tile_reduce_in_B expression (work-item t folds its `items`
+/* The whole group: S[tile] from the input, the tile_reduce_in_B expression (work-item t folds its `items`
  * contiguous values, identity past n, then the pairwise tree over r). Returns it to every work-item. */
 T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, uint section, int inplace)
 {
@@ -201,10 +251,10 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
         __local T s[SECTION];                                                                                        \
         __local T aux[AUX];                                                                                          \
         __local T r[RS_GROUP];                                                                                       \
-        __local ulong nodes[RS_SP_NODES];                                                                            \
-        __local T vst[RS_SP_LEVELS + 1];                                                                             \
-        __local T vals[RS_SP_LEVELS];                                                                                \
+        __local uint wst[2 * RS_SP_GROUP];                                                                           \
+        __local T wv[2 * RS_SP_GROUP];                                                                               \
         __local ulong tile_l, cmd_l;                                                                                 \
+        __local int ok_l;                                                                                            \
         __local T p_l;                                                                                               \
         const uint t = (uint)get_local_id(0);                                                                        \
         const ulong tiles = (n + (SECTION - 1)) / SECTION;                                                           \
@@ -214,20 +264,60 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
             barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
             const ulong j = tile_l;                                                                                  \
             if (j >= tiles) break;                                                                                   \
-            const ulong base = j * SECTION;                                                                          \
+            const ulong base = j * SECTION, g = j / RS_SP_GROUP;                                                     \
+            const uint p = (uint)(j % RS_SP_GROUP);                                                                  \
+            /* the last tile of a group publishes T(g) before it waits for A(g-1): the next group needs it */        \
+            const int split = p == RS_SP_GROUP - 1;                                                                  \
             rs_scan_load_in(s, in, base, n, SECTION);                                                                \
             rs_block_scan_##B(s, aux);                                                                               \
-            rs_sp_state st;                                                                                          \
-            if (t == 0) rs_sp_start(&st, slots, j, s[SECTION - 1]);                                                  \
-            T red = IDENTITY;                                                                                        \
-            for (;;) {                                                                                               \
-                if (t == 0) cmd_l = rs_sp_step(&st, slots, nodes, vst, vals, red, spins, inplace, init, &p_l);      \
-                barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
-                const ulong c = cmd_l;                                                                               \
-                if (c == RS_SP_DONE) break;                                                                          \
-                red = rs_sp_reduce_tile(in, r, c, n, SECTION, inplace);                                              \
+            const T own = s[SECTION - 1];                                                                            \
+            if (t == 0) rs_sp_put(slots, j, RS_SP_AGG, own);                                                         \
+            rs_sp_fill(wst, wv, slots, tiles, g, p, 1, !split, spins, init);                                         \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
+            T w = IDENTITY, a = init; /* work-item 0's */                                                            \
+            if (t == 0) {                                                                                            \
+                int ok = rs_sp_fold_tiles(wst, wv, p, &w);                                                           \
+                if (ok && split) rs_sp_put(slots, tiles + g, RS_SP_AGG, rs_combine(w, own));                         \
+                if (ok && !split) ok = rs_sp_fold_groups(wst, wv, &a);                                               \
+                ok_l = ok;                                                                                           \
             }                                                                                                        \
-            /* in place: B(0, j) is published before any of tile j's input is overwritten */                        \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
+            if (split && ok_l) {                                                                                     \
+                rs_sp_fill(wst, wv, slots, tiles, g, p, 0, 1, spins, init);                                          \
+                barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
+                if (t == 0) ok_l = rs_sp_fold_groups(wst, wv, &a);                                                   \
+                barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
+            }                                                                                                        \
+            if (!ok_l) {                                                                                             \
+                rs_sp_slow st;                                                                                       \
+                if (t == 0) {                                                                                        \
+                    st.phase = RS_SP_PH_W;                                                                           \
+                    st.pending = 0;                                                                                  \
+                    st.l = 0;                                                                                        \
+                    st.gg = 0;                                                                                       \
+                    st.tile = 0;                                                                                     \
+                    st.w = st.a = st.tot = IDENTITY;                                                                 \
+                }                                                                                                    \
+                T red = IDENTITY;                                                                                    \
+                for (;;) {                                                                                           \
+                    if (t == 0)                                                                                      \
+                        cmd_l = rs_sp_slow_step(&st, slots, tiles, g, p, own, wst, wv, red, spins, inplace, init);   \
+                    barrier(CLK_LOCAL_MEM_FENCE);                                                                    \
+                    const ulong c = cmd_l;                                                                           \
+                    if (c == RS_SP_DONE) break;                                                                      \
+                    red = rs_sp_reduce_tile(in, r, c, n, SECTION, inplace);                                          \
+                }                                                                                                    \
+                if (t == 0) {                                                                                        \
+                    w = st.w;                                                                                        \
+                    a = st.a;                                                                                        \
+                }                                                                                                    \
+            }                                                                                                        \
+            if (t == 0) {                                                                                            \
+                p_l = p ? rs_combine(a, w) : a;                                                                      \
+                if (split) rs_sp_put(slots, tiles + g, RS_SP_INC, rs_combine(a, rs_combine(w, own)));                \
+            }                                                                                                        \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
+            /* in place: S[j] is published before any of tile j's input is overwritten */                            \
             if (inplace) mem_fence(CLK_GLOBAL_MEM_FENCE);                                                            \
             rs_scan_store(out, s, base, n, SECTION, exclusive, p_l, 1);                                              \
             barrier(CLK_LOCAL_MEM_FENCE); /* s, tile_l and p_l are refilled for the next tile */                     \

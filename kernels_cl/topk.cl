@@ -78,3 +78,75 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_pairs(
 {
     RS_TOPK_BODY(m, RS_TOPK_PAIR_VAL, RS_TOPK_PAIR_IDX)
 }
+
+/* ---- small k (1 <= k <= 8): one pass over the input, one list per group (twin: topk.cu's topk_small) ----
+ *   topk_small_K(global const IN_T *in, ulong n, uint k, global IN_T *out_val, global ulong *out_idx), K = 1, 2, 8
+ * Every work-item keeps its best K in private memory, sorted best first, over a grid-stride walk of the input
+ * (element i = first + r * stride); an element is inserted only if it goes before the list's last entry. The group
+ * then merges its 256 lists pairwise in local memory (work-item t merges list t + s into list t, s = 128 .. 1) and
+ * writes the best k of list 0 to out[group * k ..]. The order is total, so which work-item or group saw an element
+ * never changes the final result; the host finishes with topk_pairs / argext_pairs. The loops bounded by K are
+ * constant, so the lists stay in registers; the merge loop's barriers are in uniform control flow. */
+#define RS_TOPK_SMALL_KERNEL(K)                                                                                     \
+    kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_small_##K(                              \
+        global const IN_T *in, ulong n, uint k, global IN_T *out_val, global ulong *out_idx)                        \
+    {                                                                                                               \
+        local IN_T sv[RS_GROUP * K];                                                                                \
+        local ulong si[RS_GROUP * K];                                                                               \
+        const uint t = get_local_id(0);                                                                             \
+        IN_T lv[K];                                                                                                 \
+        ulong li[K];                                                                                                \
+        for (uint q = 0; q < K; ++q) {                                                                              \
+            lv[q] = (IN_T)0;                                                                                        \
+            li[q] = RS_TOPK_PAD;                                                                                    \
+        }                                                                                                           \
+        const ulong stride = (ulong)get_num_groups(0) * RS_GROUP;                                                   \
+        for (ulong i = (ulong)get_group_id(0) * RS_GROUP + t; i < n; i += stride) {                                 \
+            IN_T x = in[i];                                                                                         \
+            ulong xi = i;                                                                                           \
+            /* indices only grow along a work-item's walk: only a NaN, a strictly better value or padding left  \
+             * in the list can beat the last entry (a cheap superset; rs_before decides) */                        \
+            const int maybe = li[K - 1] >= n || RS_ISNAN_IN(x) || (RS_OP == RS_MAX ? x > lv[K - 1] : x < lv[K - 1]); \
+            if (maybe && rs_before(x, xi, lv[K - 1], li[K - 1], n))                                                 \
+                for (uint q = 0; q < K; ++q) /* carry x down: it lands in place, the last entry drops out */        \
+                    if (rs_before(x, xi, lv[q], li[q], n)) {                                                        \
+                        const IN_T tv = lv[q];                                                                      \
+                        const ulong ti = li[q];                                                                     \
+                        lv[q] = x;                                                                                  \
+                        li[q] = xi;                                                                                 \
+                        x = tv;                                                                                     \
+                        xi = ti;                                                                                    \
+                    }                                                                                               \
+        }                                                                                                           \
+        for (uint q = 0; q < K; ++q) {                                                                              \
+            sv[t * K + q] = lv[q];                                                                                  \
+            si[t * K + q] = li[q];                                                                                  \
+        }                                                                                                           \
+        for (uint s = RS_GROUP / 2; s > 0; s >>= 1) {                                                               \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
+            if (t < s) { /* list t <- best K of lists t and t + s; only work-item t touches list t */               \
+                uint a = t * K, b = (t + s) * K;                                                                    \
+                for (uint q = 0; q < K; ++q) {                                                                      \
+                    const int take_b = rs_before(sv[b], si[b], sv[a], si[a], n);                                    \
+                    lv[q] = take_b ? sv[b] : sv[a];                                                                 \
+                    li[q] = take_b ? si[b] : si[a];                                                                 \
+                    if (take_b) ++b;                                                                                \
+                    else ++a;                                                                                       \
+                }                                                                                                   \
+                for (uint q = 0; q < K; ++q) {                                                                      \
+                    sv[t * K + q] = lv[q];                                                                          \
+                    si[t * K + q] = li[q];                                                                          \
+                }                                                                                                   \
+            }                                                                                                       \
+        }                                                                                                           \
+        if (t == 0) /* a loop to K, not k: constant indices keep lv / li in registers */                           \
+            for (uint q = 0; q < K; ++q)                                                                            \
+                if (q < k) {                                                                                        \
+                    out_val[(ulong)get_group_id(0) * k + q] = lv[q];                                                \
+                    out_idx[(ulong)get_group_id(0) * k + q] = li[q];                                                \
+                }                                                                                                   \
+    }
+
+RS_TOPK_SMALL_KERNEL(1)
+RS_TOPK_SMALL_KERNEL(2)
+RS_TOPK_SMALL_KERNEL(8)

@@ -4,7 +4,8 @@
  * per tile, finished by the same kernel over the pairs. "Best" is the strict total order rs_before
  * (common.cuh): NaN first, then the smaller (argmin) / larger (argmax) value, ties to the lower index, padding
  * last. Because the order is total the result does not depend on the combination order at all.
- * First pass: idx == NULL, a candidate's index is its position. Later passes: the pairs of the previous pass.
+ * The backend's first pass over the input is topk.cu's topk_small with k = 1; this kernel then runs over the
+ * pairs (idx != NULL). idx == NULL (a candidate's index is its position) is kept for the pair kernel's generality.
  * n is the input's element count (an index >= n marks padding); count is the number of candidates. */
 #include "common.cuh"
 #include "cu_launch.h"

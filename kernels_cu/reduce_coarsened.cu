@@ -5,7 +5,10 @@
  * then for (s = 128; s > 0; s >>= 1) l[t] = l[t] (+) l[t+s] (rs_tree_seq, reduce_common.cuh). The seeds'
  * grid-stride loop would tie the order to the grid size; the fixed tile stride keeps it reproducible (G never
  * changes the result).
- * reduce_coarsened_in / _t of the OpenCL file are one template here (X = IN_T, or T on later passes). */
+ * reduce_coarsened_in / _t of the OpenCL file are one template here (X = IN_T, or T on later passes).
+ * The OpenCL file also has the CPU shape of this reduction (reduce_coarsened_cpu_in / _t: one work-item per run of
+ * tiles, the 256 thread accumulators in vectors, the same partial per tile bit for bit; docs/ALGORITHMS.md, "CPU
+ * shape"). It is OpenCL-only: CUDA devices are GPUs and run this kernel. */
 #include <stdint.h>
 
 #include "common.cuh"
@@ -68,9 +71,9 @@ __global__ void __launch_bounds__(RS_GROUP)
             }
         }
         l[t] = acc;
-        rs_tree_seq<Op>(l, t); /* reduce_common.cuh */
-        if (t == 0) partials[tile] = l[0];
-        __syncthreads(); /* l[0..1] are still being read; the next tile rewrites l */
+        const T total = rs_tree_seq_shfl<Op>(l, t); /* reduce_common.cuh: rs_tree_seq's bits */
+        if (t == 0) partials[tile] = total;
+        __syncthreads(); /* warp 0 still reads l[0..31]; the next tile rewrites l */
     }
 }
 

@@ -31,6 +31,26 @@ template <class Op, typename T> __device__ __forceinline__ void rs_tree_seq(T *l
     rs_tree_levels<Op>(l, t, 1);
 }
 
+/* rs_tree_seq with the last five levels (s = 16 .. 1) in warp 0's registers: lane t < s combines its value with
+ * lane t + s's, which holds l[t + s] of the level before - the same operands in the same order, without barriers.
+ * The result (l[0] of rs_tree_seq) is returned to thread 0 only. Used by coarsened; the OpenCL twin keeps the
+ * local-memory levels (same bits). */
+template <class Op, typename T> __device__ __forceinline__ T rs_tree_seq_shfl(T *l, unsigned t)
+{
+    rs_tree_levels<Op>(l, t, RS_WARP);
+    __syncthreads();
+    T v = Op::identity();
+    if (t < RS_WARP) {
+        v = l[t];
+#pragma unroll
+        for (unsigned s = RS_WARP / 2; s > 0; s >>= 1) {
+            const T o = __shfl_down_sync(0xffffffffu, v, s);
+            if (t < s) v = Op::combine(v, o);
+        }
+    }
+    return v;
+}
+
 /* X = IN_T on the first pass, X = T on the later passes over the partials; l is the block's __shared__ T[RS_GROUP].
  * Block g reduces tiles g, g+G, ... and writes one partial per tile, so the grid size G never changes which values
  * meet. The tile loop condition depends on the block only, so the barriers inside it (and inside Tail) are reached

@@ -4,14 +4,23 @@
  *   scan_single_pass<B, IN_T, T, Op>(const IN_T *in, T *out, unsigned long long *flags, n, exclusive, T init,
  *                                    unsigned spins, int inplace)
  *
- * Tiles (sections of B) are taken from the ticket counter flags[0] (never blockIdx); the prefix of tile j is the
- * fixed expression P[j] = init (+) B(k1, (j >> k1) - 1) (+) ... over the set bits k1 > k2 > ... of j, with
- * B(0, i) = S[i] (the block scan's last element) and B(k, i) = B(k-1, 2i) (+) B(k-1, 2i+1). Slot B(k, i) is at
- * flags + RS_SP_SLOT_BASE + (i << (k+1)) + 2^k - 1 (two words for 64-bit T), each word tag << 32 | 32 value
- * bits, written with atomicExch and read with atomicAdd(p, 0): tag and value are read together. Bounded waits
- * with the decoupled fallback (spins polls, then the block computes the value from the input; spins = 0 never
- * polls). Thread 0 does the bookkeeping; every __syncthreads() is reached by all threads. */
+ * A decoupled look-back whose result does not depend on timing. Tiles (sections of B) come from the ticket
+ * counter flags[0] (never blockIdx) and form groups of RS_SP_GROUP = 32. With S[i] the tile aggregate (the block
+ * scan's last element):
+ *     T(g) = S[32g] (+) S[32g+1] (+) ... (+) S[32g+31]          (left to right)
+ *     A(-1) = init,  A(g) = A(g-1) (+) T(g)                       (the groups' inclusive prefixes, a chain)
+ *     P[j] = A(g-1) (+) (S[32g] (+) ... (+) S[j-1])  for j = 32g + p, p > 0;   P[32g] = A(g-1)
+ * Any A(m) found published is the chain's value, so folding T(m+1) .. T(g-1) onto it gives A(g-1) with the same
+ * bits whichever m a block happens to find. Slots (after RS_SP_SLOT_BASE words): tile i at slot i (status AGG,
+ * S[i]), group g at slot tiles + g (AGG: T(g), later INC: A(g)); a slot is one word status << 32 | value bits, two
+ * words for 64-bit T (a reader accepts equal statuses only: each (slot, status) has one value). Look-back: the
+ * lanes of warp 0 poll the tile slots of the block's own group and the 32 group slots before it, `spins` polls
+ * each, and fold with shuffles (the OpenCL twin: work-items 0..63 and work-item 0 through local memory). Anything missing after that goes to thread 0's slow path, which polls item by item and,
+ * where a value still is not there, has the whole block reduce the tile from the input (the decoupled fallback)
+ * or fold a group total from its tiles, and publishes what it computed. */
 #include <string.h>
+
+#include <cuda/atomic>
 
 #include "common.cuh"
 #include "cu_launch.h"
@@ -22,16 +31,13 @@
 #include "scan_kogge_stone_db.cuh"
 
 #define RS_SP_SLOT_BASE 16
-#define RS_SP_TAG (1ull << 32)
-#define RS_SP_LEVELS 64
-#define RS_SP_NODES (2 * RS_SP_LEVELS + 2)
-#define RS_SP_IMASK ((1ull << 57) - 1)
-#define RS_SP_EXPANDED (1ull << 63)
+#define RS_SP_GROUP 32u  /* tiles per group = the width of a look-back window */
+#define RS_SP_AGG 1u     /* slot status: tile aggregate S / group total T */
+#define RS_SP_INC 2u     /* slot status: group inclusive prefix A */
+#define RS_SP_ABSENT 3u  /* window only: a group before -1 (not part of any prefix) */
 #define RS_SP_DONE (~0ull)
 
 typedef unsigned long long rs_sp_word_t;
-
-__device__ __forceinline__ rs_u64 rs_sp_word(unsigned k, rs_u64 i) { return (i << (k + 1)) + ((1ull << k) - 1); }
 
 /* The bits of a value of T (as_uint / as_ulong in the OpenCL twin), and back. */
 __device__ __forceinline__ unsigned long long rs_sp_bits(int v) { return (unsigned)v; }
@@ -47,124 +53,189 @@ __device__ __forceinline__ void rs_sp_from_bits(unsigned long long b, long long 
 __device__ __forceinline__ void rs_sp_from_bits(unsigned long long b, unsigned long long *v) { *v = b; }
 __device__ __forceinline__ void rs_sp_from_bits(unsigned long long b, double *v) { *v = __longlong_as_double((long long)b); }
 
-template <typename T> __device__ __forceinline__ void rs_sp_publish(rs_sp_word_t *slots, unsigned k, rs_u64 i, T v)
+
+/* Slot words are read and written with device-scope relaxed atomics: the status and the value share a word. */
+__device__ __forceinline__ rs_sp_word_t rs_sp_load(rs_sp_word_t *p)
 {
-    const rs_u64 w = rs_sp_word(k, i);
-    const unsigned long long b = rs_sp_bits(v);
-    if (sizeof(T) == 8) {
-        atomicExch(slots + 2 * w, RS_SP_TAG | (b & 0xffffffffull));
-        atomicExch(slots + 2 * w + 1, RS_SP_TAG | (b >> 32));
+    return cuda::atomic_ref<rs_sp_word_t, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);
+}
+
+__device__ __forceinline__ void rs_sp_store(rs_sp_word_t *p, rs_sp_word_t w, bool if_empty)
+{
+    cuda::atomic_ref<rs_sp_word_t, cuda::thread_scope_device> a(*p);
+    if (if_empty) {
+        rs_sp_word_t zero = 0;
+        a.compare_exchange_strong(zero, w, cuda::memory_order_relaxed);
     } else {
-        atomicExch(slots + w, RS_SP_TAG | b);
+        a.exchange(w, cuda::memory_order_relaxed);
     }
 }
 
-/* One poll of B(k, i): true and *v when published. */
-template <typename T> __device__ __forceinline__ bool rs_sp_peek(rs_sp_word_t *slots, unsigned k, rs_u64 i, T *v)
+/* Status of slot x (0: not published) and, when published, its value. */
+template <typename T> __device__ __forceinline__ unsigned rs_sp_read(rs_sp_word_t *slots, rs_u64 x, T *v)
 {
-    const rs_u64 w = rs_sp_word(k, i);
     if (sizeof(T) == 8) {
-        const rs_sp_word_t lo = atomicAdd(slots + 2 * w, 0ull);
-        if ((lo >> 32) != 1) return false;
-        const rs_sp_word_t hi = atomicAdd(slots + 2 * w + 1, 0ull);
-        if ((hi >> 32) != 1) return false;
-        rs_sp_from_bits((hi << 32) | (lo & 0xffffffffull), v);
-    } else {
-        const rs_sp_word_t x = atomicAdd(slots + w, 0ull);
-        if ((x >> 32) != 1) return false;
-        rs_sp_from_bits(x & 0xffffffffull, v);
+        const rs_sp_word_t lo = rs_sp_load(slots + 2 * x), hi = rs_sp_load(slots + 2 * x + 1);
+        const unsigned s = (unsigned)(lo >> 32);
+        if (s != (unsigned)(hi >> 32)) return 0; /* halves of two publications: read again later */
+        if (s) rs_sp_from_bits((hi << 32) | (lo & 0xffffffffull), v);
+        return s;
     }
-    return true;
+    const rs_sp_word_t w = rs_sp_load(slots + x);
+    const unsigned s = (unsigned)(w >> 32);
+    if (s) rs_sp_from_bits(w & 0xffffffffull, v);
+    return s;
 }
 
-template <typename T> struct rs_sp_state {
-    rs_u64 j;
-    unsigned tz, rb, cur_bit;
-    int sp, vp, pending;
-    T cur;
+/* Up to `spins` reads of slot x; its status (0: still not published). */
+template <typename T> __device__ __forceinline__ unsigned rs_sp_poll(rs_sp_word_t *slots, rs_u64 x, T *v, unsigned spins)
+{
+    unsigned s = 0;
+    for (unsigned k = 0; k < spins && !s; ++k) s = rs_sp_read<T>(slots, x, v);
+    return s;
+}
+
+/* Publish v with a status. AGG only fills an empty slot (a group's total never replaces its inclusive prefix;
+ * every writer of an AGG slot writes the same bits); INC replaces. */
+template <typename T> __device__ __forceinline__ void rs_sp_put(rs_sp_word_t *slots, rs_u64 x, unsigned status, T v)
+{
+    const rs_sp_word_t b = rs_sp_bits(v), tag = (rs_sp_word_t)status << 32;
+    const bool if_empty = status == RS_SP_AGG;
+    if (sizeof(T) == 8) {
+        rs_sp_store(slots + 2 * x, tag | (b & 0xffffffffull), if_empty);
+        rs_sp_store(slots + 2 * x + 1, tag | (b >> 32), if_empty);
+    } else {
+        rs_sp_store(slots + x, tag | b, if_empty);
+    }
+}
+
+/* Warp 0: the look-back's common case, in registers (the OpenCL twin does the same folds through local memory:
+ * same operands, same order, same bits). Lane l polls tile slot 32g + l (l < p) and then group slot g - 32 + l
+ * (group -1 reads as init with INC, older ones ABSENT), `spins` polls each. W = S[32g] (+) ... (+) S[j-1] and
+ * A(g-1) = the nearest INC (+) the totals after it are folded left to right from shuffled values, by every lane
+ * alike. The last tile of a group publishes T(g) = W (+) S[j] before it reads the group slots (the next group
+ * waits for it). Returns true (all lanes) with *w and *a; false if something is missing, and then the tile half
+ * of the window is in wst / wv for the slow path. */
+template <typename T, class Op>
+__device__ __forceinline__ bool rs_sp_warp_lookback(rs_sp_word_t *slots, rs_u64 tiles, rs_u64 g, unsigned p, T own,
+                                                    unsigned spins, T init, unsigned *wst, T *wv, T *w, T *a)
+{
+    const unsigned l = threadIdx.x, all = 0xffffffffu;
+    T tv = init;
+    const unsigned ts = l < p ? rs_sp_poll<T>(slots, g * RS_SP_GROUP + l, &tv, spins) : RS_SP_AGG;
+    bool ok = __ballot_sync(all, ts != 0) == all;
+    T acc = Op::identity();
+    if (ok) {
+#pragma unroll
+        for (unsigned q = 0; q < RS_SP_GROUP; ++q) {
+            const T x = __shfl_sync(all, tv, q);
+            if (q < p) acc = q ? Op::combine(acc, x) : x;
+        }
+        if (p == RS_SP_GROUP - 1 && l == 0) rs_sp_put<T>(slots, tiles + g, RS_SP_AGG, Op::combine(acc, own));
+        *w = acc;
+        const long long gi = (long long)g - (long long)RS_SP_GROUP + l;
+        T gv = init;
+        const unsigned gs = gi >= 0 ? rs_sp_poll<T>(slots, tiles + (rs_u64)gi, &gv, spins)
+                                    : gi == -1 ? RS_SP_INC : RS_SP_ABSENT;
+        const unsigned inc = __ballot_sync(all, gs == RS_SP_INC);
+        const unsigned ready = __ballot_sync(all, gs == RS_SP_INC || gs == RS_SP_AGG);
+        const unsigned top = inc ? 31u - (unsigned)__clz((int)inc) : 0u; /* the nearest INC */
+        const unsigned need = all << top;                              /* it and every group after it */
+        ok = inc != 0 && (ready & need) == need;
+        if (ok) {
+            T acc_a = init;
+#pragma unroll
+            for (unsigned q = 0; q < RS_SP_GROUP; ++q) {
+                const T x = __shfl_sync(all, gv, q);
+                if (q == top) acc_a = x;
+                else if (q > top) acc_a = Op::combine(acc_a, x);
+            }
+            *a = acc_a;
+        }
+    }
+    if (!ok && l < p) {
+        wst[l] = ts;
+        wv[l] = tv;
+    }
+    return ok;
+}
+
+/* Thread 0's slow path, item by item (kernels_cl/scan_single_pass.cl's rs_sp_slow_step, step for step):
+ * W over the tiles of the own group, then the nearest published A(m) (one read per group), then A(m+1) ..
+ * A(g-1), a missing total folded from its group's tiles. A tile still missing after `spins` polls is returned
+ * as a command: the whole block reduces it, and the next call publishes and uses that value. */
+enum { RS_SP_PH_W, RS_SP_PH_FIND, RS_SP_PH_FOLD, RS_SP_PH_TOTAL };
+template <typename T> struct rs_sp_slow {
+    int phase, pending;
+    unsigned l;
+    long long gg;
+    rs_u64 tile;
+    T w, a, tot;
 };
 
-template <typename T>
-__device__ __forceinline__ void rs_sp_start(rs_sp_state<T> *st, rs_sp_word_t *slots, rs_u64 j, T total)
-{
-    rs_sp_publish<T>(slots, 0, j, total);
-    st->j = j;
-    unsigned tz = 0;
-    for (rs_u64 x = j; x & 1; x >>= 1) ++tz;
-    st->tz = tz;
-    st->rb = 0;
-    st->cur_bit = 0;
-    st->sp = 0;
-    st->vp = 0;
-    st->pending = 0;
-    st->cur = total;
-}
-
-/* Thread 0: the bookkeeping of kernels_cl/scan_single_pass.cl's rs_sp_step, step for step. */
 template <typename T, class Op>
-__device__ rs_u64 rs_sp_step(rs_sp_state<T> *st, rs_sp_word_t *slots, rs_u64 *nodes, T *vst, T *vals, T red,
-                             unsigned spins, int inplace, T init, T *p)
+__device__ rs_u64 rs_sp_slow_step(rs_sp_slow<T> *st, rs_sp_word_t *slots, rs_u64 tiles, rs_u64 g, unsigned p, T own,
+                                  const unsigned *wst, const T *wv, T red, unsigned spins, int inplace, T init)
 {
-    if (st->pending) {
-        const rs_u64 i = nodes[st->sp - 1] & RS_SP_IMASK;
-        T v = red, pub;
+    T v = red;
+    bool have = false;
+    if (st->pending) { /* red: the block's reduction of st->tile */
+        T pub;
         __threadfence();
-        if (inplace && rs_sp_peek<T>(slots, 0, i, &pub)) v = pub; /* the input may have been overwritten */
-        else rs_sp_publish<T>(slots, 0, i, v);
-        st->sp--;
-        vst[st->vp++] = v;
+        if (inplace && rs_sp_read<T>(slots, st->tile, &pub)) v = pub; /* the input may have been overwritten */
+        else rs_sp_put<T>(slots, st->tile, RS_SP_AGG, v);
         st->pending = 0;
+        have = true;
     }
     for (;;) {
-        if (st->sp == 0) {
-            if (st->vp) {
-                const unsigned b = st->cur_bit;
-                vals[b] = vst[--st->vp];
-                if (b < st->tz) {
-                    st->cur = Op::combine(vals[b], st->cur);
-                    rs_sp_publish<T>(slots, b + 1, st->j >> (b + 1), st->cur);
+        if (st->phase == RS_SP_PH_W || st->phase == RS_SP_PH_TOTAL) {
+            const bool w = st->phase == RS_SP_PH_W;
+            const unsigned count = w ? p : RS_SP_GROUP;
+            if (st->l < count) {
+                const rs_u64 tile = (w ? g : (rs_u64)st->gg) * RS_SP_GROUP + st->l;
+                if (!have) {
+                    if (w && wst[st->l]) v = wv[st->l];
+                    else if (!rs_sp_poll<T>(slots, tile, &v, spins)) {
+                        st->pending = 1;
+                        st->tile = tile;
+                        return tile;
+                    }
                 }
-                st->rb = b + 1;
+                have = false;
+                T *acc = w ? &st->w : &st->tot;
+                *acc = st->l ? Op::combine(*acc, v) : v;
+                st->l++;
+                continue;
             }
-            while (st->rb < RS_SP_LEVELS && !((st->j >> st->rb) & 1)) st->rb++;
-            if (st->rb >= RS_SP_LEVELS) {
-                T acc = init;
-                for (int b = RS_SP_LEVELS - 1; b >= 0; --b)
-                    if ((st->j >> b) & 1) acc = Op::combine(acc, vals[b]);
-                *p = acc;
-                return RS_SP_DONE;
+            if (w) {
+                if (p == RS_SP_GROUP - 1) rs_sp_put<T>(slots, tiles + g, RS_SP_AGG, Op::combine(st->w, own));
+                st->phase = RS_SP_PH_FIND;
+                st->gg = (long long)g - 1;
+            } else {
+                rs_sp_put<T>(slots, tiles + (rs_u64)st->gg, RS_SP_AGG, st->tot);
+                st->a = Op::combine(st->a, st->tot);
+                st->gg++;
+                st->phase = RS_SP_PH_FOLD;
             }
-            st->cur_bit = st->rb;
-            nodes[st->sp++] = ((st->j >> st->rb) - 1) | ((rs_u64)st->rb << 57);
             continue;
         }
-        const rs_u64 node = nodes[st->sp - 1];
-        const unsigned k = (unsigned)(node >> 57) & 63u;
-        const rs_u64 i = node & RS_SP_IMASK;
-        if (node & RS_SP_EXPANDED) {
-            const T right = vst[--st->vp];
-            const T left = vst[--st->vp];
-            const T v = Op::combine(left, right);
-            rs_sp_publish<T>(slots, k, i, v);
-            st->sp--;
-            vst[st->vp++] = v;
+        if (st->phase == RS_SP_PH_FIND) {
+            while (st->gg >= 0 && !(spins && rs_sp_read<T>(slots, tiles + (rs_u64)st->gg, &v) == RS_SP_INC)) st->gg--;
+            st->a = st->gg >= 0 ? v : init;
+            st->gg++;
+            st->phase = RS_SP_PH_FOLD;
             continue;
         }
-        T v;
-        bool got = false;
-        for (unsigned s = 0; s < spins && !got; ++s) got = rs_sp_peek<T>(slots, k, i, &v);
-        if (got) {
-            st->sp--;
-            vst[st->vp++] = v;
-            continue;
+        /* RS_SP_PH_FOLD */
+        if (st->gg == (long long)g) return RS_SP_DONE;
+        const unsigned s = rs_sp_poll<T>(slots, tiles + (rs_u64)st->gg, &v, spins);
+        if (s == RS_SP_INC || s == RS_SP_AGG) {
+            st->a = s == RS_SP_INC ? v : Op::combine(st->a, v);
+            st->gg++;
+        } else {
+            st->phase = RS_SP_PH_TOTAL;
+            st->l = 0;
         }
-        if (k == 0) {
-            st->pending = 1;
-            return i;
-        }
-        nodes[st->sp - 1] = node | RS_SP_EXPANDED;
-        nodes[st->sp++] = (2 * i + 1) | ((rs_u64)(k - 1) << 57);
-        nodes[st->sp++] = (2 * i) | ((rs_u64)(k - 1) << 57);
     }
 }
 
@@ -181,7 +252,7 @@ template <typename T, class Op> __device__ __forceinline__ T rs_sp_tree_total(T 
     return r[RS_GROUP - 1];
 }
 
-/* The whole block: B(0, tile) from the input with the tile_reduce expression. */
+/* The whole block: S[tile] from the input with the tile_reduce expression. */
 template <typename X, typename T, class Op>
 __device__ T rs_sp_reduce_tile(const X *in, T *r, rs_u64 tile, rs_u64 n, unsigned section, int inplace)
 {
@@ -203,10 +274,10 @@ __global__ void __launch_bounds__(RS_GROUP) scan_single_pass(const X *in, T *out
     __shared__ __align__(16) T s[B::SECTION];
     __shared__ __align__(16) T aux[B::AUX];
     __shared__ __align__(16) T r[RS_GROUP];
-    __shared__ rs_u64 nodes[RS_SP_NODES];
-    __shared__ T vst[RS_SP_LEVELS + 1];
-    __shared__ T vals[RS_SP_LEVELS];
+    __shared__ unsigned wst[RS_SP_GROUP]; /* the tile half of the window, for the slow path */
+    __shared__ T wv[RS_SP_GROUP];
     __shared__ rs_u64 tile_l, cmd_l;
+    __shared__ int ok_l;
     __shared__ T p_l;
     const unsigned t = threadIdx.x;
     const rs_u64 tiles = (n + (B::SECTION - 1)) / B::SECTION;
@@ -216,20 +287,48 @@ __global__ void __launch_bounds__(RS_GROUP) scan_single_pass(const X *in, T *out
         __syncthreads();
         const rs_u64 j = tile_l;
         if (j >= tiles) break;
-        const rs_u64 base = j * B::SECTION;
+        const rs_u64 base = j * B::SECTION, g = j / RS_SP_GROUP;
+        const unsigned p = (unsigned)(j % RS_SP_GROUP);
+        const bool split = p == RS_SP_GROUP - 1; /* the last tile of its group */
         rs_scan_load<T, Op>(s, in, base, n, B::SECTION);
         B::template scan<Op>(s, aux);
-        rs_sp_state<T> st;
-        if (t == 0) rs_sp_start<T>(&st, slots, j, s[B::SECTION - 1]);
-        T red = Op::identity();
-        for (;;) {
-            if (t == 0) cmd_l = rs_sp_step<T, Op>(&st, slots, nodes, vst, vals, red, spins, inplace, init, &p_l);
-            __syncthreads();
-            const rs_u64 c = cmd_l;
-            if (c == RS_SP_DONE) break;
-            red = rs_sp_reduce_tile<X, T, Op>(in, r, c, n, B::SECTION, inplace);
+        const T own = s[B::SECTION - 1];
+        T w = Op::identity(), a = init; /* thread 0's */
+        if (t < 32) { /* warp 0 */
+            if (t == 0) rs_sp_put<T>(slots, j, RS_SP_AGG, own);
+            const bool ok = rs_sp_warp_lookback<T, Op>(slots, tiles, g, p, own, spins, init, wst, wv, &w, &a);
+            if (t == 0) ok_l = ok;
         }
-        /* in place: B(0, j) is published before any of tile j's input is overwritten */
+        __syncthreads();
+        if (!ok_l) {
+            rs_sp_slow<T> st;
+            if (t == 0) {
+                st.phase = RS_SP_PH_W;
+                st.pending = 0;
+                st.l = 0;
+                st.gg = 0;
+                st.tile = 0;
+                st.w = st.a = st.tot = Op::identity();
+            }
+            T red = Op::identity();
+            for (;;) {
+                if (t == 0) cmd_l = rs_sp_slow_step<T, Op>(&st, slots, tiles, g, p, own, wst, wv, red, spins, inplace, init);
+                __syncthreads();
+                const rs_u64 c = cmd_l;
+                if (c == RS_SP_DONE) break;
+                red = rs_sp_reduce_tile<X, T, Op>(in, r, c, n, B::SECTION, inplace);
+            }
+            if (t == 0) {
+                w = st.w;
+                a = st.a;
+            }
+        }
+        if (t == 0) {
+            p_l = p ? Op::combine(a, w) : a;
+            if (split) rs_sp_put<T>(slots, tiles + g, RS_SP_INC, Op::combine(a, Op::combine(w, own)));
+        }
+        __syncthreads();
+        /* in place: S[j] is published before any of tile j's input is overwritten */
         if (inplace) __threadfence();
         rs_scan_store<T, Op>(out, s, base, n, B::SECTION, exclusive, p_l, 1);
         __syncthreads();

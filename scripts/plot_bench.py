@@ -9,6 +9,11 @@
 One panel per (operation, dtype). GB/s counts what the bench counts: reduce, argmax, top2 n*size bytes read; scan and
 copy 2*n*size (read + write). The dashed grey line is the device copy at the same n (same rotation of buffers), the
 dotted one the copy peak of the run. Needs matplotlib; without it the script says so and exits with status 2.
+
+Clocks (--clock): `device` (default) draws each row's primary GB/s, the CSV's `gbps`: device events for redscan,
+CUB and the device copy where the run had them (the `timing` column says which), the host clock for the C loops;
+CUB's host-clock GB/s is drawn as a thin line next to its device line. `host` draws `host_gbps` for every row: the
+host clock around each blocking call, what a caller waits. CSVs from before the host columns have `gbps` only.
 """
 import argparse
 import csv
@@ -18,7 +23,7 @@ import sys
 from collections import defaultdict
 
 
-def load(paths):
+def load(paths, clock):
     rows = []
     for path in paths:
         label = os.path.splitext(os.path.basename(path))[0] if len(paths) > 1 else ""
@@ -27,8 +32,11 @@ def load(paths):
                 try:
                     r["n"] = int(r["n"])
                     r["gbps"] = float(r["gbps"] or 0)
+                    r["host_gbps"] = float(r.get("host_gbps") or 0)
                 except (KeyError, ValueError):
                     continue
+                if clock == "host" and r.get("host_median_ms") is not None:
+                    r["gbps"] = r["host_gbps"]
                 r["run"] = label
                 rows.append(r)
     return rows
@@ -41,6 +49,8 @@ def main():
     ap.add_argument("--ops", help="comma-separated operations to draw, e.g. reduce.sum,scan.sum,argmax")
     ap.add_argument("--dtypes", help="comma-separated dtypes to draw, e.g. float32,int32")
     ap.add_argument("--linear", action="store_true", help="linear GB/s axis (default: logarithmic)")
+    ap.add_argument("--clock", choices=("device", "host"), default="device",
+                    help="device: each row's primary GB/s (device events where measured); host: host-clock GB/s")
     args = ap.parse_args()
 
     try:
@@ -53,7 +63,7 @@ def main():
               "python3-matplotlib); the CSV itself has every number", file=sys.stderr)
         return 2
 
-    rows = load(args.csv)
+    rows = load(args.csv, args.clock)
     ops = set(args.ops.split(",")) if args.ops else None
     dtypes = set(args.dtypes.split(",")) if args.dtypes else None
 
@@ -97,9 +107,18 @@ def main():
         for label, pts in sorted(ours.items()):
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, lw=1.2, label=label)
         refs = series(lambda r: r["kind"] == "ref" and r["op"] == op and r["dtype"] == dtype)
+        if args.clock == "device":  # CUB's host clock next to its events (what cub_hostclk rows were)
+            for label, pts in list(refs.items()):
+                if label.startswith("cub") and "hostclk" not in label:
+                    host = sorted((r["n"], r["host_gbps"]) for r in rows
+                                  if r["kind"] == "ref" and r["op"] == op and r["dtype"] == dtype
+                                  and r["algo"] == "cub" and r["host_gbps"] > 0 and r["check"] == "pass"
+                                  and label == "cub" + (" [" + r["run"] + "]" if r["run"] else ""))
+                    if host:
+                        refs[label.replace("cub", "cub host clock", 1)] = host
         for label, pts in sorted(refs.items()):
             style = dict(color="black", lw=2.4) if label.startswith("cub") else dict(color="dimgray", lw=1.6)
-            if "hostclk" in label or "8acc" in label:
+            if "hostclk" in label or "host clock" in label or "8acc" in label:
                 style.update(lw=1.0, alpha=0.6)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="s", ms=3, ls="-.", label=label, **style)
         # the ceilings: the device copy at the same n, the OpenMP read loop, the run's copy peak
@@ -123,7 +142,8 @@ def main():
         ax.legend(fontsize=6, ncol=2, loc="lower right")
 
     out = args.output or os.path.splitext(args.csv[0])[0] + ".png"
-    fig.suptitle("redscan bench: " + ", ".join(os.path.basename(p) for p in args.csv), fontsize=10)
+    fig.suptitle("redscan bench: " + ", ".join(os.path.basename(p) for p in args.csv) + f" ({args.clock} clock)",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     print(f"plot_bench.py: wrote {out} ({len(panels)} panel{'s' if len(panels) != 1 else ''})")

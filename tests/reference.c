@@ -574,34 +574,29 @@ void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redsc
 {
     if (n == 0) return;
     const redscan_dtype T = out_dt;
-    const size_t SEC = ref_scan_section(block);
+    const size_t SEC = ref_scan_section(block), TILES_PER_GROUP = 32;
     const size_t tiles = (n + SEC - 1) / SEC;
     const ref_val id = ref_identity(op, T);
     const ref_val iv = init ? ref_load(out_dt, init, 0) : id;
     ref_val *x = to_vals(dt, out_dt, in, n);
     ref_val *o = (ref_val *)malloc(n * sizeof *o);
-    /* B[k]: the aggregates of the aligned blocks of 2^k tiles, tiles >> k of them; B[0] = S */
-    ref_val *B[64];
-    int levels = 0;
-    for (size_t m = tiles; m > 0 && levels < 64; m >>= 1) {
-        B[levels] = (ref_val *)malloc(m * sizeof(ref_val));
-        if (!B[levels]) abort();
-        levels++;
-    }
-    if (!o) abort();
+    ref_val *S = (ref_val *)malloc(tiles * sizeof *S);
+    if (!o || !S) abort();
     ref_val s[2048];
     for (size_t j = 0; j < tiles; j++) {
         for (size_t i = 0; i < SEC; i++) s[i] = j * SEC + i < n ? x[j * SEC + i] : id;
         block_scan(block, op, T, s);
-        B[0][j] = s[SEC - 1];
+        S[j] = s[SEC - 1];
         for (size_t i = 0; i < SEC && j * SEC + i < n; i++) o[j * SEC + i] = s[i];
     }
-    for (int k = 1; k < levels; k++)
-        for (size_t i = 0; i < (tiles >> k); i++) B[k][i] = ref_combine(op, T, B[k - 1][2 * i], B[k - 1][2 * i + 1]);
+    /* A = A(g-1): init, then A(g) = A(g-1) (+) T(g), T(g) the left fold of the group's 32 aggregates;
+     * P[32g + p] = A(g-1) (+) (S[32g] (+) ... (+) S[32g+p-1]) for p > 0, A(g-1) for p = 0. */
+    ref_val A = iv, W = id;
     for (size_t j = 0; j < tiles; j++) {
-        ref_val P = iv;
-        for (int k = 63; k >= 0; k--)
-            if ((j >> k) & 1) P = ref_combine(op, T, P, B[k][(j >> k) - 1]);
+        const size_t p = j % TILES_PER_GROUP;
+        if (p == 0 && j > 0) A = ref_combine(op, T, A, W);     /* W is T(g-1) here */
+        const ref_val P = p ? ref_combine(op, T, A, W) : A;
+        W = p ? ref_combine(op, T, W, S[j]) : S[j];
         size_t lo = j * SEC, hi = lo + SEC < n ? lo + SEC : n;
         if (exclusive) {
             for (size_t i = hi; i-- > lo;) o[i] = ref_combine(op, T, P, i == lo ? id : o[i - 1]);
@@ -610,7 +605,7 @@ void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redsc
         }
     }
     for (size_t i = 0; i < n; i++) ref_store(out_dt, out, i, o[i]);
-    for (int k = 0; k < levels; k++) free(B[k]);
+    free(S);
     free(o);
     free(x);
 }
@@ -625,10 +620,11 @@ unsigned ref_scan_depth_single_pass(redscan_block_scan block, size_t n)
     default: B = 17; T = 15; break; /* AUTO: the worst of each, with the smallest section (most tiles) */
     }
     const size_t sec = ref_scan_section(block);
-    size_t tiles = n ? (n + sec - 1) / sec : 1;
-    unsigned lg = 0;
-    for (size_t m = tiles - 1; m; m >>= 1) lg++;
-    return B + T + 2 * lg + 2;
+    const size_t tiles = n ? (n + sec - 1) / sec : 1, groups = (tiles + 31) / 32;
+    /* tile total (T), the chain over the groups (one combination each, plus the group's own fold of up to 32
+     * totals), the fold inside the group, the final combination with L */
+    const size_t chain = groups - 1 + 32 + 31 + 2;
+    return B + T + (unsigned)(chain > 0xffffff ? 0xffffff : chain);
 }
 
 unsigned ref_scan_levels(redscan_block_scan block, size_t n)

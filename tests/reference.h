@@ -47,7 +47,7 @@
  *     with L levels of the hierarchy (L = 1 while n <= SECTION, each further level divides by SECTION):
  *     out[i] = P[j] + L[i] adds 1; P[j] of the next level adds T + B + 1 per level, init adds 1:
  *     depth = B + 1 + (L - 1) * (T + B + 1) + 1.
- *   single_pass scan: B + T + 2 lg + 2, lg = bits of (tiles - 1) (ref_scan_depth_single_pass).
+ *   single_pass scan: B + T + (groups - 1) + 65, groups = tiles / 32 rounded up (ref_scan_depth_single_pass).
  */
 #ifndef REDSCAN_TEST_REFERENCE_H
 #define REDSCAN_TEST_REFERENCE_H
@@ -137,14 +137,14 @@ void ref_scan_emulate(redscan_block_scan block, redscan_op op, redscan_dtype dt,
 size_t ref_scan_section(redscan_block_scan block); /* AUTO: the smallest (256) */
 unsigned ref_scan_levels(redscan_block_scan block, size_t n);
 unsigned ref_scan_depth(redscan_block_scan block, size_t n);
-/* The single_pass grid's documented order (docs/ALGORITHMS.md): the same block scans and section totals S,
- * with P[j] = init (+) B(k1, (j >> k1) - 1) (+) B(k2, (j >> k2) - 1) (+) ... over the set bits k1 > k2 > ... of j,
- * B(0, i) = S[i], B(k, i) = B(k-1, 2i) (+) B(k-1, 2i+1). block: not AUTO. */
+/* The single_pass grid's documented order (docs/ALGORITHMS.md): the same block scans and section totals S;
+ * groups of 32 tiles, T(g) = S[32g] (+) ... (+) S[32g+31] left to right, A(-1) = init, A(g) = A(g-1) (+) T(g),
+ * P[32g + p] = A(g-1) (+) (S[32g] (+) ... (+) S[32g+p-1]) (p > 0), P[32g] = A(g-1). block: not AUTO. */
 void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redscan_dtype dt, redscan_dtype out_dt,
                                   int exclusive, const void *init, const void *in, void *out, size_t n);
-/* Depth for the error bound of single_pass: with lg = bits of (tiles - 1), an element goes through T to its
- * section total, at most lg - 1 levels of B, at most lg folds into P and 1 into the output, or B + 1 inside its
- * own section; init adds at most lg + 1. Bound used: B + T + 2 lg + 2. */
+/* Depth for the error bound of single_pass: an element goes through T to its section total, at most 31 folds
+ * into its group's total, at most groups - 1 links of the chain A, at most 31 folds of W, 1 into P and 1 into
+ * the output, or B + 1 inside its own section. Bound used: B + T + (groups - 1) + 65. */
 unsigned ref_scan_depth_single_pass(redscan_block_scan block, size_t n);
 
 /* ---- argmin / argmax / top-k: the strict total order of docs/ALGORITHMS.md ---- */

@@ -4,6 +4,8 @@
  *   REDSCAN_SCAN_BLOCK=<name>   scans with block AUTO give that block's documented bits
  *   REDSCAN_SCAN_GRID=<name>    every grid works; under single_pass an AUTO float scan gives single_pass's own
  *                               bits (ref_scan_emulate_single_pass), an explicit hierarchical one hierarchical's
+ *   REDSCAN_OPENCL_SHAPE=<auto|gpu|cpu>  (OpenCL) every shape gives coarsened's documented bits; other values are
+ *                               refused by redscan_create with the accepted ones listed
  * The data are chosen (by seed search) so that the candidate algorithms give pairwise different bits, so the
  * forcing is really observed. Names are the ones redscan_*_name() returns. Each setting needs a context of its
  * own (the variables are read by redscan_create). */
@@ -17,7 +19,9 @@
 #include "harness.h"
 
 #define SINGLE_PASS_IMPLEMENTED 1
-#define N_SP 20000 /* 10 coarsened sections: single_pass's tree differs from hierarchical's */
+/* 74 coarsened sections, 3 groups of 32 tiles: single_pass's chain over the groups differs from hierarchical's
+ * scan of the totals (within a few sections both fold the totals left to right: the same bits) */
+#define N_SP 150000
 #define N_REDUCE 20000
 #define N_SCAN 5000
 
@@ -171,6 +175,52 @@ int main(void)
         free(xs);
         free(ys);
         free(eh);
+        free(es);
+    }
+    /* REDSCAN_OPENCL_SHAPE (OpenCL only): every accepted value (any case) gives the documented bits of coarsened,
+     * reduce and scan; anything else fails redscan_create with the accepted values in the message. */
+    if (!strcmp(redscan_backend_name(h_ctx), "opencl")) {
+        static const char *const shapes[] = {"auto", "gpu", "cpu", "CPU"};
+        enum { NS = 3 * 2048 + 5 };
+        float *xs = (float *)h_malloc(NS * sizeof(float)), *ys = (float *)h_malloc(NS * sizeof(float));
+        float *es = (float *)h_malloc(NS * sizeof(float));
+        h_rng_init(&r, h_seed(10, 0, 0, 0, 0, 0));
+        h_generate(&r, REDSCAN_FLOAT32, REDSCAN_SUM, GEN_PLAIN, x, N_REDUCE);
+        h_generate(&r, REDSCAN_FLOAT32, REDSCAN_SUM, GEN_PLAIN, xs, NS);
+        const ref_val er = ref_reduce_emulate(REDSCAN_REDUCE_COARSENED, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, x,
+                                              N_REDUCE);
+        ref_scan_emulate(REDSCAN_BLOCK_COARSENED, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, 1, NULL, xs, es, NS);
+        for (int i = 0; i < 4; i++) {
+            if (!h_case("REDSCAN_OPENCL_SHAPE=%s", shapes[i])) continue;
+            redscan_ctx *c = ctx_with("REDSCAN_OPENCL_SHAPE", shapes[i]);
+            if (!c) continue;
+            float got = 0;
+            redscan_status st = redscan_reduce_host(c, REDSCAN_SUM, REDSCAN_FLOAT32, x, N_REDUCE, &got);
+            CHECK(st == REDSCAN_OK && memcmp(&got, &er.f32, 4) == 0, "reduce under %s: %s, got %.9g, want %.9g",
+                  shapes[i], redscan_status_string(st), (double)got, (double)er.f32);
+            st = redscan_scan_host(c, REDSCAN_SUM, REDSCAN_FLOAT32, 1, xs, ys, NS);
+            CHECK(st == REDSCAN_OK && memcmp(ys, es, NS * sizeof(float)) == 0,
+                  "exclusive scan under %s: %s, or not the documented bits", shapes[i], redscan_status_string(st));
+            redscan_destroy(c);
+        }
+        if (h_case("REDSCAN_OPENCL_SHAPE=gpus (not understood)")) {
+            const char *old = getenv("REDSCAN_OPENCL_SHAPE");
+            char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
+            setenv("REDSCAN_OPENCL_SHAPE", "gpus", 1);
+            redscan_ctx *c = NULL;
+            redscan_status st = redscan_create(&c, REDSCAN_BACKEND_AUTO);
+            const char *msg = redscan_last_error(NULL);
+            CHECK(st == REDSCAN_ERR_INVALID_ARGUMENT && !c, "redscan_create: %s, want INVALID_ARGUMENT",
+                  redscan_status_string(st));
+            CHECK(msg && strstr(msg, "REDSCAN_OPENCL_SHAPE='gpus'") && strstr(msg, "auto|gpu|cpu"),
+                  "message does not name the value and the accepted ones: %s", msg ? msg : "(null)");
+            redscan_destroy(c);
+            if (saved) setenv("REDSCAN_OPENCL_SHAPE", saved, 1);
+            else unsetenv("REDSCAN_OPENCL_SHAPE");
+            free(saved);
+        }
+        free(xs);
+        free(ys);
         free(es);
     }
     for (int b = 1; b <= 4; b++) free(e[b]);

@@ -1,5 +1,5 @@
-/* redscan bench: declarations shared by tools/bench.c (the sweep), tools/bench_data.c (inputs and checks) and
- * tools/bench_ref.c (host loops, OpenMP loops, OpenCL copy on a separate context). Not part of the library. */
+/* redscan bench: declarations of tools/bench_data.c (inputs and checks) and tools/bench_ref.c (host loops, OpenMP
+ * loops, OpenCL copy on a separate context), used by the sweep (bench_run.h). Not part of the library. */
 #ifndef REDSCAN_BENCH_INTERNAL_H
 #define REDSCAN_BENCH_INTERNAL_H
 
@@ -7,6 +7,12 @@
 #include <stdint.h>
 
 #include "redscan.h"
+
+/* Medians and minima of timed runs, in seconds; 0 = not measured. dev_*: a device clock (CUDA events, OpenCL
+ * profiling events); host_*: the host's monotonic clock around the call and its wait. */
+typedef struct {
+    double dev_med_s, dev_min_s, host_med_s, host_min_s;
+} bench_times;
 
 /* ------------------------------------------------------------------ inputs and checks (bench_data.c) */
 
@@ -76,9 +82,10 @@ typedef struct {
 } br_ocl_info;
 int br_ocl_open(const char *redscan_device_name, br_ocl **ocl, br_ocl_info *info, char *err, size_t len);
 void br_ocl_close(br_ocl *ocl);
-/* clEnqueueCopyBuffer of `bytes` between two buffers of its own, cycling over nbuf regions; one warm-up copy,
- * then reps copies each timed with the host clock around enqueue + clFinish. Times in seconds. */
-int br_ocl_time_copy(br_ocl *ocl, size_t bytes, int nbuf, int reps, double *med_s, double *min_s, char *err,
-                     size_t len);
+/* clEnqueueCopyBuffer of `bytes` between two buffers of its own, cycling over nbuf regions: one warm-up copy, reps
+ * copies each timed with the host clock around enqueue + clFinish on a plain queue, then (when the device can
+ * profile) one warm-up and reps copies timed by their profiling events (COMMAND_START to COMMAND_END) on a second
+ * queue made with CL_QUEUE_PROFILING_ENABLE; t->dev_* stay 0 without it. */
+int br_ocl_time_copy(br_ocl *ocl, size_t bytes, int nbuf, int reps, bench_times *t, char *err, size_t len);
 
 #endif /* REDSCAN_BENCH_INTERNAL_H */

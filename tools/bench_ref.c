@@ -259,7 +259,8 @@ int br_omp_threads(void)
 
 struct br_ocl {
     cl_context context;
-    cl_command_queue queue;
+    cl_command_queue queue;  /* plain: host-clock timing */
+    cl_command_queue pqueue; /* CL_QUEUE_PROFILING_ENABLE: event timing; NULL when the device cannot */
     cl_device_id device;
 };
 
@@ -343,6 +344,12 @@ int br_ocl_open(const char *redscan_device_name, br_ocl **ocl, br_ocl_info *info
     o->context = clCreateContext(NULL, 1, &found, NULL, NULL, &e);
     if (e == CL_SUCCESS)
         o->queue = clCreateCommandQueue(o->context, found, 0, &e);
+    if (e == CL_SUCCESS) {
+        cl_int pe = CL_SUCCESS;
+        o->pqueue = clCreateCommandQueue(o->context, found, CL_QUEUE_PROFILING_ENABLE, &pe);
+        if (pe != CL_SUCCESS)
+            o->pqueue = NULL; /* no event timing of the copy: its device column stays empty */
+    }
     if (e != CL_SUCCESS) {
         snprintf(err, len, "clCreateContext / clCreateCommandQueue failed (%d)", (int)e);
         br_ocl_close(o);
@@ -360,14 +367,53 @@ void br_ocl_close(br_ocl *o)
         clFinish(o->queue);
         clReleaseCommandQueue(o->queue);
     }
+    if (o->pqueue) {
+        clFinish(o->pqueue);
+        clReleaseCommandQueue(o->pqueue);
+    }
     if (o->context)
         clReleaseContext(o->context);
     free(o);
 }
 
-int br_ocl_time_copy(br_ocl *o, size_t bytes, int nbuf, int reps, double *med_s, double *min_s, char *err, size_t len)
+static double median_of(double *t, int reps)
 {
-    *med_s = *min_s = 0;
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    return reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+}
+
+/* reps copies (after one warm-up) on q, cycling over nbuf regions; each timed by its profiling event when
+ * `events`, else by the host clock around enqueue + clFinish. Times into t[0..reps). */
+static cl_int time_copies(cl_command_queue q, int events, cl_mem src, cl_mem dst, size_t bytes, size_t stride,
+                          int nbuf, int reps, double *t)
+{
+    cl_int e = clEnqueueCopyBuffer(q, src, dst, 0, 0, bytes, 0, NULL, NULL); /* warm-up */
+    if (e == CL_SUCCESS)
+        e = clFinish(q);
+    for (int r = 0; r < reps && e == CL_SUCCESS; ++r) {
+        size_t off = (size_t)((r + 1) % nbuf) * stride;
+        cl_event ev = NULL;
+        double t0 = now_s();
+        e = clEnqueueCopyBuffer(q, src, dst, off, off, bytes, 0, NULL, events ? &ev : NULL);
+        if (e == CL_SUCCESS)
+            e = clFinish(q);
+        t[r] = now_s() - t0;
+        if (ev) {
+            cl_ulong start = 0, end = 0;
+            if (e == CL_SUCCESS)
+                e = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
+            if (e == CL_SUCCESS)
+                e = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+            t[r] = end > start ? (double)(end - start) * 1e-9 : 0.0;
+            clReleaseEvent(ev);
+        }
+    }
+    return e;
+}
+
+int br_ocl_time_copy(br_ocl *o, size_t bytes, int nbuf, int reps, bench_times *bt, char *err, size_t len)
+{
+    memset(bt, 0, sizeof *bt);
     if (!o || nbuf < 1 || reps < 1 || bytes == 0) {
         snprintf(err, len, "br_ocl_time_copy: bad arguments");
         return 1;
@@ -385,27 +431,25 @@ int br_ocl_time_copy(br_ocl *o, size_t bytes, int nbuf, int reps, double *med_s,
     if (e == CL_SUCCESS)
         e = clEnqueueFillBuffer(o->queue, dst, &pattern, sizeof pattern, 0, total, 0, NULL, NULL);
     if (e == CL_SUCCESS)
-        e = clEnqueueCopyBuffer(o->queue, src, dst, 0, 0, bytes, 0, NULL, NULL); /* warm-up */
-    if (e == CL_SUCCESS)
         e = clFinish(o->queue);
     double *t = calloc((size_t)reps, sizeof *t);
     if (!t && e == CL_SUCCESS)
         e = CL_OUT_OF_HOST_MEMORY;
-    for (int r = 0; r < reps && e == CL_SUCCESS; ++r) {
-        size_t off = (size_t)((r + 1) % nbuf) * stride;
-        double t0 = now_s();
-        e = clEnqueueCopyBuffer(o->queue, src, dst, off, off, bytes, 0, NULL, NULL);
-        if (e == CL_SUCCESS)
-            e = clFinish(o->queue);
-        t[r] = now_s() - t0;
-    }
+    if (e == CL_SUCCESS)
+        e = time_copies(o->queue, 0, src, dst, bytes, stride, nbuf, reps, t);
     if (e == CL_SUCCESS) {
-        qsort(t, (size_t)reps, sizeof *t, cmp_double);
-        *med_s = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
-        *min_s = t[0];
-    } else {
-        snprintf(err, len, "OpenCL copy of %zu bytes (%d buffers) failed (error %d)", bytes, nbuf, (int)e);
+        bt->host_med_s = median_of(t, reps);
+        bt->host_min_s = t[0];
     }
+    if (e == CL_SUCCESS && o->pqueue) {
+        e = time_copies(o->pqueue, 1, src, dst, bytes, stride, nbuf, reps, t);
+        if (e == CL_SUCCESS) {
+            bt->dev_med_s = median_of(t, reps);
+            bt->dev_min_s = t[0];
+        }
+    }
+    if (e != CL_SUCCESS)
+        snprintf(err, len, "OpenCL copy of %zu bytes (%d buffers) failed (error %d)", bytes, nbuf, (int)e);
     free(t);
     if (src)
         clReleaseMemObject(src);
@@ -427,13 +471,13 @@ int br_ocl_open(const char *redscan_device_name, br_ocl **ocl, br_ocl_info *info
 
 void br_ocl_close(br_ocl *ocl) { (void)ocl; }
 
-int br_ocl_time_copy(br_ocl *ocl, size_t bytes, int nbuf, int reps, double *med_s, double *min_s, char *err, size_t len)
+int br_ocl_time_copy(br_ocl *ocl, size_t bytes, int nbuf, int reps, bench_times *t, char *err, size_t len)
 {
     (void)ocl;
     (void)bytes;
     (void)nbuf;
     (void)reps;
-    *med_s = *min_s = 0;
+    memset(t, 0, sizeof *t);
     snprintf(err, len, "built without OpenCL");
     return 1;
 }

@@ -17,5 +17,8 @@ int cli_device_is_cpu(const char *backend, const char *device_name);
 /* Subcommands: argv[0] is the subcommand name; return the process exit status. */
 int cli_info(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+int cli_first_result(int argc, char **argv); /* tools/first_result.c */
+/* The program cache section of `redscan info` (tools/cache_info.c). */
+void cli_print_program_cache(void);
 
 #endif /* REDSCAN_CLI_H */

@@ -285,7 +285,8 @@ int cli_info(int argc, char **argv)
 
     printf("\nenvironment:\n");
     static const char *vars[] = {"REDSCAN_BACKEND",    "REDSCAN_OPENCL_DEVICE", "REDSCAN_CUDA_DEVICE",
-                                 "REDSCAN_REDUCE_ALGO", "REDSCAN_SCAN_BLOCK",    "REDSCAN_SCAN_GRID"};
+                                 "REDSCAN_REDUCE_ALGO", "REDSCAN_SCAN_BLOCK",    "REDSCAN_SCAN_GRID",
+                                 "REDSCAN_CACHE",       "REDSCAN_CACHE_DIR"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i)
         printf("  %-22s %s\n", vars[i], env_or_unset(vars[i]));
 
@@ -299,6 +300,8 @@ int cli_info(int argc, char **argv)
         print_selection("opencl backend ->", REDSCAN_BACKEND_OPENCL, picked, sizeof picked);
     if (redscan_backend_compiled(REDSCAN_BACKEND_CUDA))
         print_selection("cuda backend ->", REDSCAN_BACKEND_CUDA, NULL, 0);
+
+    cli_print_program_cache(); /* tools/cache_info.c */
 
 #ifdef REDSCAN_HAVE_OPENCL
     print_opencl_devices(picked);

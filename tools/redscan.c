@@ -1,6 +1,7 @@
 /* redscan: command-line tool of the redscan library.
  *
  *   redscan info     backends compiled in and usable here, OpenCL platforms and devices, the selection
+ *   redscan first-result  time to the first result of a new process, with the program cache's counters
  *   redscan bench    verified sweep of every operation x dtype x algorithm x n, with references (copy, CUB, C loops)
  *   redscan help     this text
  *
@@ -31,10 +32,11 @@ void cli_usage(FILE *f)
             "      interleaved, coarsened, warp_sync, shuffle; scans: every block x grid algorithm; argmax,\n"
             "      top-2), next to references measured in the same run: the device's copy bandwidth, CUB\n"
             "      (--compare cub), and on a CPU device plain C loops and OpenMP read / copy loops. Each case:\n"
-            "      one warm-up checked against a host reference, one more, then the median of N runs timed\n"
-            "      with the host clock around the blocking call; inputs rotate over enough buffers to defeat\n"
-            "      the L2 cache. Prints op dtype algo n median_ms GB/s %%copy vs_ref check (see\n"
-            "      docs/PERFORMANCE.md). Exits 1 if any check fails or any call errs.\n"
+            "      one call checked against a host reference, one more, then the median of N runs timed\n"
+            "      with the host clock around the blocking call and of N timed by the device (CUDA /\n"
+            "      OpenCL profiling events, redscan_set_profiling); inputs rotate over enough buffers to\n"
+            "      defeat the L2 cache. Prints op dtype algo n dev_ms host_ms GB/s %%copy vs_ref vs_host\n"
+            "      check (see docs/PERFORMANCE.md). Exits 1 if any check fails or any call errs.\n"
             "        --backend B     auto (default: REDSCAN_BACKEND, else CUDA if usable, else OpenCL),\n"
             "                        cuda or opencl; an unusable backend is an error, never a fallback\n"
             "        --sizes LIST    comma-separated element counts, each a number with an optional\n"
@@ -42,8 +44,8 @@ void cli_usage(FILE *f)
             "                        (2^10..2^28). Default 2^16,2^20,2^24; on a CPU device 2^12,2^16,2^20\n"
             "        --full          sizes 2^10..2^28, each that fits in device and host memory\n"
             "        --quick         sizes 2^10,2^14,2^17 and 3 timed runs\n"
-            "        --reps N        timed runs per case (default 20; on a CPU device 10, and a case whose\n"
-            "                        runs pass 2 s stops after 3; 3 with --quick)\n"
+            "        --reps N        timed runs per case and clock (default 20; on a CPU device 10, and a\n"
+            "                        phase whose runs pass 2 s stops after 3; 3 with --quick)\n"
             "        --compare cub   time CUB (cub::DeviceReduce, cub::DeviceScan) on the same data; on\n"
             "                        the CUDA backend redscan runs on CUB's device memory. Needs a build\n"
             "                        with CUDA and a CUDA device\n"
@@ -59,10 +61,15 @@ void cli_usage(FILE *f)
             "                        reported one when larger)\n"
             "        --no-rotate     every run reads the same buffer\n"
             "\n"
+            "  redscan first-result [--n N]\n"
+            "      Time to the first result of this new process: redscan_create, then one float32 sum of N\n"
+            "      elements (default 4096), with the on-disk program cache's counters (docs/CACHE.md;\n"
+            "      scripts/first-result.sh compares cold and warm caches).\n"
+            "\n"
             "  redscan help | --help | -h\n"
             "\n"
             "environment: REDSCAN_BACKEND, REDSCAN_OPENCL_DEVICE, REDSCAN_CUDA_DEVICE, REDSCAN_REDUCE_ALGO,\n"
-            "REDSCAN_SCAN_BLOCK, REDSCAN_SCAN_GRID (see README.md).\n"
+            "REDSCAN_SCAN_BLOCK, REDSCAN_SCAN_GRID, REDSCAN_CACHE, REDSCAN_CACHE_DIR (see README.md).\n"
             "exit status: 0 success, 1 failure, 2 bad arguments.\n",
             REDSCAN_VERSION_STRING);
 }
@@ -86,6 +93,8 @@ int main(int argc, char **argv)
         return cli_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return cli_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "first-result"))
+        return cli_first_result(argc - 1, argv + 1);
     fprintf(stderr, "redscan: unknown command '%s'\n\n", cmd);
     cli_usage(stderr);
     return CLI_EXIT_USAGE;

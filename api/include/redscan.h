@@ -75,6 +75,24 @@ REDSCAN_API const char *redscan_op_name(redscan_op op);
 REDSCAN_API int redscan_backend_compiled(redscan_backend backend);
 REDSCAN_API redscan_status redscan_backend_probe(redscan_backend backend, const char **reason);
 
+/* ---- on-disk cache of built OpenCL programs (docs/CACHE.md) ----
+ * The OpenCL backend keeps the program binaries it builds in REDSCAN_CACHE_DIR (default $XDG_CACHE_HOME/redscan,
+ * else $HOME/.cache/redscan), keyed by library, platform, device, driver, source and build options, so that a new
+ * process skips the build. REDSCAN_CACHE=0 turns it off. A damaged entry is detected and rebuilt; a directory that
+ * cannot be created or written turns caching off for the context, never an error. CUDA kernels are compiled ahead
+ * of time: there the cache is not used. Counts are per context. */
+typedef struct {
+    int used;          /* 1: this backend builds programs at run time and has the cache (OpenCL); 0: not used */
+    int enabled;       /* entries are read and written for this context now */
+    uint64_t hits;     /* programs loaded from an entry */
+    uint64_t misses;   /* programs built from source while enabled (no entry, a rejected one, another key) */
+    uint64_t writes;   /* entries written */
+    uint64_t rejected; /* entries found damaged or refused by the driver (truncated, bad checksum, bad header) */
+    const char *directory; /* the cache directory ("" when none); owned by the context */
+    const char *note;      /* why not used or not enabled ("" when enabled); owned by the context */
+} redscan_cache_stats;
+REDSCAN_API redscan_status redscan_program_cache_stats(redscan_ctx *ctx, redscan_cache_stats *stats);
+
 /* ---- device buffers ---- */
 REDSCAN_API redscan_status redscan_buffer_create(redscan_ctx *ctx, size_t bytes, redscan_buffer **buf);
 REDSCAN_API redscan_status redscan_buffer_write(redscan_ctx *ctx, redscan_buffer *buf, size_t offset, const void *src,
@@ -91,7 +109,8 @@ REDSCAN_API redscan_status redscan_buffer_wrap_cuda(redscan_ctx *ctx, void *devi
 /* The context's native objects, so that production code can allocate memory to wrap or order its own work
  * against ours: REDSCAN_NATIVE_OPENCL_CONTEXT / _QUEUE / _DEVICE give a cl_context / cl_command_queue /
  * cl_device_id, REDSCAN_NATIVE_CUDA_STREAM the cudaStream_t (every call has finished its work on it before it
- * returns). A handle of the other backend -> REDSCAN_ERR_INVALID_ARGUMENT. The handles stay owned by redscan. */
+ * returns). A handle of the other backend -> REDSCAN_ERR_INVALID_ARGUMENT. The handles stay owned by redscan.
+ * redscan_set_profiling replaces the OpenCL queue (see there). */
 typedef enum {
     REDSCAN_NATIVE_OPENCL_CONTEXT = 1,
     REDSCAN_NATIVE_OPENCL_QUEUE,
@@ -191,6 +210,25 @@ REDSCAN_API redscan_status redscan_scan_host(redscan_ctx *ctx, redscan_op op, re
                                  void *out, size_t n);
 REDSCAN_API redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, const void *in, void *out,
                                     size_t n);
+
+/* ---- profiling (benchmarks) ----
+ * With profiling on, every reduction, scan, mean, argmin/argmax and top-k call (device and host forms) records the
+ * device time of its work: from the start of its first device command to the end of its last one, on the device's
+ * clock. That work is the operation's kernels and, where the result comes back in host memory (reductions, mean,
+ * argmin/argmax, top-k), the copy of that result; not the upload of a *_host input nor the download of a
+ * *_host scan's output. Host work between two of its commands (a wait, a first call's scratch allocation) counts.
+ *   CUDA: two CUDA events recorded on the context's stream, when the operation starts and before its final wait.
+ *   OpenCL: CL_PROFILING_COMMAND_START of the first command and CL_PROFILING_COMMAND_END of the last. Switching
+ *   profiling on or off replaces the context's command queue (on: one made with CL_QUEUE_PROFILING_ENABLE), so a
+ *   queue got from redscan_native_handle before the switch is no longer the context's; ask for it again.
+ * Off by default; while off nothing is recorded or allocated. on: 0 or 1. A backend or device that cannot time its
+ * commands -> REDSCAN_ERR_UNSUPPORTED, and profiling stays off. */
+REDSCAN_API redscan_status redscan_set_profiling(redscan_ctx *ctx, int on);
+/* Device time in seconds of the last operation (as above). REDSCAN_ERR_INVALID_ARGUMENT, with the reason in
+ * redscan_last_error, when profiling is off, when no operation ran since it was switched on, or when the last
+ * operation failed or ran no device command (n = 0 reductions and scans, refused arguments). Buffer transfers
+ * (redscan_buffer_write / _read) are not operations: they leave the time of the last one as it was. */
+REDSCAN_API redscan_status redscan_last_device_time(redscan_ctx *ctx, double *seconds);
 
 /* Algorithm names as accepted by REDSCAN_REDUCE_ALGO / REDSCAN_SCAN_BLOCK / REDSCAN_SCAN_GRID. */
 REDSCAN_API const char *redscan_reduce_algo_name(redscan_reduce_algo algo);

@@ -73,6 +73,18 @@ typedef struct rs_backend_ops {
     void (*buffer_unwrap)(redscan_ctx *ctx, void *handle);
     /* The native object `what` (a redscan_native of this backend), or NULL if it has none such. */
     void *(*native)(redscan_ctx *ctx, redscan_native what);
+
+    /* Optional (NULL = REDSCAN_ERR_UNSUPPORTED): device timing of operations (api/src/profile.c).
+     * profiling: make (on = 1) or drop (on = 0) what timing needs; nothing of it exists while off.
+     * time_begin: called (profiling on) before an operation's first device command; time_end after its last one,
+     * also when the operation failed (ok = 0: release what begin took, no time); *seconds = the device time. */
+    redscan_status (*profiling)(redscan_ctx *ctx, int on);
+    redscan_status (*time_begin)(redscan_ctx *ctx);
+    redscan_status (*time_end)(redscan_ctx *ctx, int ok, double *seconds);
+
+    /* Optional (NULL = the backend builds nothing at run time: "not used"): the on-disk program cache's counters
+     * (api/src/program_cache.c); stats arrive zeroed with "" strings. */
+    void (*cache_stats)(redscan_ctx *ctx, redscan_cache_stats *stats);
 } rs_backend_ops;
 
 #define RS_ERROR_MAX 8192
@@ -86,6 +98,11 @@ struct redscan_ctx {
     redscan_reduce_algo env_reduce;
     redscan_block_scan env_block;
     redscan_grid_scan env_grid;
+    /* redscan_set_profiling / redscan_last_device_time (profile.c) */
+    int profiling;
+    int time_state;     /* rs_time_state */
+    double device_time; /* seconds, valid when time_state == RS_TIME_OK */
+    int program_cache_off; /* REDSCAN_CACHE=0 (program_cache.c reads it at create) */
 };
 
 struct redscan_buffer {
@@ -108,6 +125,18 @@ void rs_clear_error(redscan_ctx *ctx);
 rs_scalar rs_identity(redscan_op op, redscan_dtype dtype);
 /* The widening accepted for dtype (INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64), 0 if none. */
 redscan_dtype rs_widening_of(redscan_dtype dtype);
+
+/* profile.c: device timing around a backend operation. rs_time_forget at the entry of every operation;
+ * rs_time_begin / rs_time_end around its backend call (end returns st, or the timing's own failure). Both do nothing
+ * while profiling is off. */
+typedef enum { RS_TIME_NONE = 0, RS_TIME_EMPTY, RS_TIME_FAILED, RS_TIME_OK } rs_time_state;
+void rs_time_forget(redscan_ctx *ctx);
+redscan_status rs_time_begin(redscan_ctx *ctx);
+redscan_status rs_time_end(redscan_ctx *ctx, redscan_status st);
+
+/* program_cache.c: REDSCAN_CACHE at context creation: unset or "1" -> *off = 0, "0" -> *off = 1; anything else is
+ * REDSCAN_ERR_INVALID_ARGUMENT recorded in the thread's create-error slot, listing the accepted values. */
+redscan_status rs_env_program_cache(int *off);
 
 /* Backend tables; a backend compiled out still provides a table whose probe/init report
  * REDSCAN_ERR_BACKEND_UNAVAILABLE with the reason. */

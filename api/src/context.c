@@ -91,12 +91,15 @@ redscan_status redscan_create(redscan_ctx **out, redscan_backend backend)
     if ((st = env_choice("REDSCAN_REDUCE_ALGO", RS_NAMES_REDUCE, &reduce)) != REDSCAN_OK) return st;
     if ((st = env_choice("REDSCAN_SCAN_BLOCK", RS_NAMES_BLOCK, &block)) != REDSCAN_OK) return st;
     if ((st = env_choice("REDSCAN_SCAN_GRID", RS_NAMES_GRID, &grid)) != REDSCAN_OK) return st;
+    int cache_off;
+    if ((st = rs_env_program_cache(&cache_off)) != REDSCAN_OK) return st;
 
     redscan_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return rs_set_error(NULL, REDSCAN_ERR_OUT_OF_MEMORY, "redscan_create: out of host memory");
     ctx->env_reduce = (redscan_reduce_algo)reduce;
     ctx->env_block = (redscan_block_scan)block;
     ctx->env_grid = (redscan_grid_scan)grid;
+    ctx->program_cache_off = cache_off;
 
     if (backend != REDSCAN_BACKEND_AUTO) {
         st = start(ctx, table_of(backend));

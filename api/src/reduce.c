@@ -46,7 +46,10 @@ static redscan_status run(redscan_ctx *ctx, const rs_reduce_req *req, const reds
                           void *result)
 {
     rs_scalar r = empty_result(req);
-    if (n > 0) RS_TRY(ctx->ops->reduce(ctx, req, in->handle, n, &r));
+    if (n > 0) {
+        RS_TRY(rs_time_begin(ctx));
+        RS_TRY(rs_time_end(ctx, ctx->ops->reduce(ctx, req, in->handle, n, &r)));
+    }
     canonical_nan(req, &r);
     memcpy(result, &r, redscan_dtype_size(req->out_dtype));
     return REDSCAN_OK;
@@ -58,6 +61,7 @@ redscan_status redscan_reduce_ex(redscan_ctx *ctx, const redscan_reduce_desc *de
     static const char fn[] = "redscan_reduce_ex";
     rs_reduce_req req;
     RS_TRY(rs_check_ctx(fn, ctx));
+    rs_time_forget(ctx);
     RS_TRY(check_desc(ctx, fn, desc, &req));
     RS_TRY(rs_check_buffer(ctx, fn, "in", in, n, redscan_dtype_size(req.dtype)));
     RS_TRY(rs_check_ptr(ctx, fn, "result", result));
@@ -78,6 +82,7 @@ redscan_status redscan_reduce_host_ex(redscan_ctx *ctx, const redscan_reduce_des
     rs_reduce_req req;
     size_t bytes;
     RS_TRY(rs_check_ctx(fn, ctx));
+    rs_time_forget(ctx);
     RS_TRY(check_desc(ctx, fn, desc, &req));
     RS_TRY(rs_check_count(ctx, fn, "n", n, redscan_dtype_size(req.dtype), &bytes));
     if (n > 0) RS_TRY(rs_check_ptr(ctx, fn, "in", in));
@@ -101,6 +106,7 @@ redscan_status redscan_reduce_host(redscan_ctx *ctx, redscan_op op, redscan_dtyp
 static redscan_status mean_common(redscan_ctx *ctx, const char *fn, redscan_dtype dtype, const redscan_buffer *in,
                                   const void *host_in, size_t n, double *mean)
 {
+    rs_time_forget(ctx);
     RS_TRY(rs_check_dtype(ctx, fn, "dtype", dtype));
     RS_TRY(rs_check_ptr(ctx, fn, "mean", mean));
     if (n == 0) return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'n' is 0: the mean of nothing is undefined", fn);

@@ -42,6 +42,7 @@ redscan_status redscan_scan_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, 
     static const char fn[] = "redscan_scan_ex";
     rs_scan_req req;
     RS_TRY(rs_check_ctx(fn, ctx));
+    rs_time_forget(ctx);
     RS_TRY(check_desc(ctx, fn, desc, &req));
     RS_TRY(rs_check_buffer(ctx, fn, "in", in, n, redscan_dtype_size(req.dtype)));
     RS_TRY(rs_check_buffer(ctx, fn, "out", out, n, redscan_dtype_size(req.out_dtype)));
@@ -51,7 +52,8 @@ redscan_status redscan_scan_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, 
                             "(a widening scan cannot run in place)",
                             fn);
     if (n == 0) return REDSCAN_OK;
-    return ctx->ops->scan(ctx, &req, in->handle, out->handle, n);
+    RS_TRY(rs_time_begin(ctx));
+    return rs_time_end(ctx, ctx->ops->scan(ctx, &req, in->handle, out->handle, n));
 }
 
 redscan_status redscan_scan(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, int exclusive,
@@ -68,6 +70,7 @@ redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *d
     rs_scan_req req;
     size_t in_bytes, out_bytes;
     RS_TRY(rs_check_ctx(fn, ctx));
+    rs_time_forget(ctx);
     RS_TRY(check_desc(ctx, fn, desc, &req));
     RS_TRY(rs_check_count(ctx, fn, "n", n, redscan_dtype_size(req.dtype), &in_bytes));
     RS_TRY(rs_check_count(ctx, fn, "n", n, redscan_dtype_size(req.out_dtype), &out_bytes));
@@ -87,8 +90,11 @@ redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *d
         st = rs_stage_alloc(ctx, out_bytes, &dout);
     }
     if (st == REDSCAN_OK) {
-        st = ctx->ops->scan(ctx, &req, din->handle, dout->handle, n);
+        st = rs_time_begin(ctx);
+        if (st == REDSCAN_OK) st = rs_time_end(ctx, ctx->ops->scan(ctx, &req, din->handle, dout->handle, n));
         if (st == REDSCAN_OK) st = redscan_buffer_read(ctx, dout, 0, out, out_bytes);
+        /* The download comes after the timed part: when it fails, the call failed and has no time either. */
+        if (st != REDSCAN_OK && ctx->profiling) ctx->time_state = RS_TIME_FAILED;
         if (dout != din) redscan_buffer_destroy(ctx, dout);
     }
     redscan_buffer_destroy(ctx, din);

@@ -39,13 +39,15 @@ static redscan_status argext_run(redscan_ctx *ctx, redscan_dtype dtype, const re
                                  void *arg)
 {
     argext_job *j = arg;
-    return ctx->ops->argext(ctx, dtype, j->want_max, in->handle, n, &j->index, &j->value);
+    RS_TRY(rs_time_begin(ctx));
+    return rs_time_end(ctx, ctx->ops->argext(ctx, dtype, j->want_max, in->handle, n, &j->index, &j->value));
 }
 
 static redscan_status argext(redscan_ctx *ctx, const char *fn, int want_max, redscan_dtype dtype,
                              const redscan_buffer *in, const void *host_in, size_t n, uint64_t *index, void *value)
 {
     RS_TRY(rs_check_ctx(fn, ctx));
+    rs_time_forget(ctx);
     RS_TRY(rs_check_ptr(ctx, fn, "in", in ? (const void *)in : host_in));
     RS_TRY(check_input(ctx, fn, dtype, in, host_in, n));
     RS_TRY(rs_check_ptr(ctx, fn, "index", index));
@@ -91,13 +93,15 @@ typedef struct {
 static redscan_status topk_run(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in, size_t n, void *arg)
 {
     topk_job *j = arg;
-    return ctx->ops->topk(ctx, dtype, in->handle, n, j->k, j->largest, j->values, j->indices);
+    RS_TRY(rs_time_begin(ctx));
+    return rs_time_end(ctx, ctx->ops->topk(ctx, dtype, in->handle, n, j->k, j->largest, j->values, j->indices));
 }
 
 static redscan_status topk(redscan_ctx *ctx, const char *fn, redscan_dtype dtype, const redscan_buffer *in,
                            const void *host_in, size_t n, size_t k, int largest, void *values, uint64_t *indices)
 {
     RS_TRY(rs_check_ctx(fn, ctx));
+    rs_time_forget(ctx);
     RS_TRY(rs_check_ptr(ctx, fn, "in", in ? (const void *)in : host_in));
     RS_TRY(check_input(ctx, fn, dtype, in, host_in, n));
     RS_TRY(rs_check_ptr(ctx, fn, "values", values));
