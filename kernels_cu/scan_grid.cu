@@ -35,20 +35,6 @@
 #include "scan_kogge_stone.cuh"
 #include "scan_kogge_stone_db.cuh"
 
-/* The balanced pairwise tree over r[0..255], contiguous threads at i = (t+1)*2d - 1 as in the Brent-Kung
- * up-sweep; returns the root r[255] to every thread (ends after a barrier). */
-template <typename T, class Op> __device__ __forceinline__ T rs_scan_tree_total(T *r)
-{
-    const unsigned t = threadIdx.x;
-    for (unsigned d = 1; d < RS_GROUP; d <<= 1) {
-        __syncthreads();
-        const unsigned i = (t + 1) * 2 * d - 1;
-        if (i < RS_GROUP) r[i] = Op::combine(r[i - d], r[i]);
-    }
-    __syncthreads();
-    return r[RS_GROUP - 1];
-}
-
 template <class B, typename SRC, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
     scan_sections(const SRC *in, T *out, T *totals, rs_u64 n, int exclusive, T seed, int seeded)

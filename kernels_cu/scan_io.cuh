@@ -30,4 +30,19 @@ __device__ __forceinline__ void rs_scan_store(T *out, const T *s, rs_u64 base, r
     }
 }
 
+/* Section total of the grid scans (scan_grid.cu tile_reduce / scan_sections, scan_single_pass.cu's fallback):
+ * the balanced pairwise tree over r[0..255], contiguous threads at i = (t+1)*2d - 1 as in the Brent-Kung
+ * up-sweep; returns the root r[255] to every thread (ends after a barrier). */
+template <typename T, class Op> __device__ __forceinline__ T rs_scan_tree_total(T *r)
+{
+    const unsigned t = threadIdx.x;
+    for (unsigned d = 1; d < RS_GROUP; d <<= 1) {
+        __syncthreads();
+        const unsigned i = (t + 1) * 2 * d - 1;
+        if (i < RS_GROUP) r[i] = Op::combine(r[i - d], r[i]);
+    }
+    __syncthreads();
+    return r[RS_GROUP - 1];
+}
+
 #endif

@@ -239,19 +239,6 @@ __device__ rs_u64 rs_sp_slow_step(rs_sp_slow<T> *st, rs_sp_word_t *slots, rs_u64
     }
 }
 
-/* The balanced pairwise tree over r[0..255] (scan_grid.cu's rs_scan_tree_total); the root to every thread. */
-template <typename T, class Op> __device__ __forceinline__ T rs_sp_tree_total(T *r)
-{
-    const unsigned t = threadIdx.x;
-    for (unsigned d = 1; d < RS_GROUP; d <<= 1) {
-        __syncthreads();
-        const unsigned i = (t + 1) * 2 * d - 1;
-        if (i < RS_GROUP) r[i] = Op::combine(r[i - d], r[i]);
-    }
-    __syncthreads();
-    return r[RS_GROUP - 1];
-}
-
 /* The whole block: S[tile] from the input with the tile_reduce expression. */
 template <typename X, typename T, class Op>
 __device__ T rs_sp_reduce_tile(const X *in, T *r, rs_u64 tile, rs_u64 n, unsigned section, int inplace)
@@ -264,7 +251,7 @@ __device__ T rs_sp_reduce_tile(const X *in, T *r, rs_u64 tile, rs_u64 n, unsigne
         acc = Op::combine(acc, first + k < n ? rs_load<T>(in, first + k) : Op::identity());
     if (inplace) __threadfence();
     r[t] = acc;
-    return rs_sp_tree_total<T, Op>(r);
+    return rs_scan_tree_total<T, Op>(r); /* scan_io.cuh */
 }
 
 template <class B, typename X, typename T, class Op>
