@@ -3,41 +3,21 @@
  * zero-fill of the ticket counter and the slots (part of the grow-only scratch), then one launch. The number
  * of blocks launched never changes a result: blocks take tiles from the ticket counter until none are left.
  *
- * Testing knob: REDSCAN_SINGLE_PASS_SPINS=<polls> (default RS_SP_DEFAULT_SPINS), read at every call: how many
- * times a block polls a slot before it computes the value from the input itself; 0 forces that fallback path
- * everywhere (slow: tile j then reduces j tiles). */
-#include <errno.h>
+ * Testing knob: REDSCAN_SINGLE_PASS_SPINS=<polls> (default 4096, parsed by rs_single_pass_spins in api/src/scan.c),
+ * read at every call: how many times a group polls a slot before it computes the value from the input itself; 0
+ * forces that fallback path everywhere (slow: tile j then reduces up to j tiles). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cuda_internal.h"
 
-#define RS_SP_DEFAULT_SPINS 4096u
-
-/* REDSCAN_SINGLE_PASS_SPINS, or the default; an unparsable value is INVALID_ARGUMENT. */
-static redscan_status rs_sp_spins(redscan_ctx *ctx, unsigned *spins)
-{
-    const char *v = getenv("REDSCAN_SINGLE_PASS_SPINS");
-    *spins = RS_SP_DEFAULT_SPINS;
-    if (!v || !*v) return REDSCAN_OK;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (errno || !end || *end || v[0] == '-' || x > 0xffffffffull)
-        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
-                            "scan: REDSCAN_SINGLE_PASS_SPINS=\"%s\" is not a number of polls (0 .. 4294967295; 0 "
-                            "forces the single_pass fallback path, a testing knob)",
-                            v);
-    *spins = (unsigned)x;
-    return REDSCAN_OK;
-}
 
 redscan_status rs_cuda_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req, int block, uint64_t section,
                                         const void *in, void *out, uint64_t n)
 {
     rs_cuda *c = rs_cuda_of(ctx);
     unsigned spins;
-    RS_CUDA_TRY(rs_sp_spins(ctx, &spins));
+    RS_CUDA_TRY(rs_single_pass_spins(ctx, &spins));
     const uint64_t tiles = n / section + (n % section != 0);
     const size_t bytes = (size_t)rs_cu_scan_single_pass_words(section, n, (int)req->out_dtype) * 8;
     void *flags = NULL;

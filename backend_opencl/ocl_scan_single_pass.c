@@ -6,36 +6,16 @@
  * changes a result: groups take tiles from the ticket counter until none are left.
  *
  * Needs cl_khr_int64_base_atomics (the slots are 64-bit words written with atom_xchg): without it on the device
- * the call is REDSCAN_ERR_UNSUPPORTED. Testing knob: REDSCAN_SINGLE_PASS_SPINS=<polls> (default
- * RS_SP_DEFAULT_SPINS), read at every call: how many times a group polls a slot before it computes the value
- * from the input itself; 0 forces that fallback path everywhere (slow: tile j then reduces j tiles). */
-#include <errno.h>
+ * the call is REDSCAN_ERR_UNSUPPORTED. Testing knob: REDSCAN_SINGLE_PASS_SPINS=<polls> (default 4096, parsed by
+ * rs_single_pass_spins in api/src/scan.c), read at every call: how many times a group polls a slot before it computes the value from the input itself; 0
+ * forces that fallback path everywhere (slow: tile j then reduces up to j tiles). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ocl_internal.h"
 
-#define RS_SP_DEFAULT_SPINS 4096u
 #define RS_SP_SLOT_BASE 16u /* as in kernels_cl/scan_single_pass.cl */
-
-/* REDSCAN_SINGLE_PASS_SPINS, or the default; an unparsable value is INVALID_ARGUMENT. */
-static redscan_status rs_sp_spins(redscan_ctx *ctx, cl_uint *spins)
-{
-    const char *v = getenv("REDSCAN_SINGLE_PASS_SPINS");
-    *spins = RS_SP_DEFAULT_SPINS;
-    if (!v || !*v) return REDSCAN_OK;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (errno || !end || *end || v[0] == '-' || x > 0xffffffffull)
-        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
-                            "scan: REDSCAN_SINGLE_PASS_SPINS=\"%s\" is not a number of polls (0 .. 4294967295; 0 "
-                            "forces the single_pass fallback path, a testing knob)",
-                            v);
-    *spins = (cl_uint)x;
-    return REDSCAN_OK;
-}
 
 /* Whether the device lists ext (a whole word) in CL_DEVICE_EXTENSIONS. */
 static int rs_sp_has_extension(const rs_ocl *o, const char *ext)
@@ -70,7 +50,7 @@ redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req,
                             "which OpenCL device %s does not list; use hierarchical or reduce_then_scan",
                             ctx->device_name);
     cl_uint spins;
-    redscan_status st = rs_sp_spins(ctx, &spins);
+    redscan_status st = rs_single_pass_spins(ctx, &spins);
     if (st != REDSCAN_OK) return st;
 
     const size_t tsize = rs_sp_dtype_size(req->out_dtype);

@@ -137,6 +137,10 @@ redscan_status rs_time_end(redscan_ctx *ctx, redscan_status st);
 /* program_cache.c: REDSCAN_CACHE at context creation: unset or "1" -> *off = 0, "0" -> *off = 1; anything else is
  * REDSCAN_ERR_INVALID_ARGUMENT recorded in the thread's create-error slot, listing the accepted values. */
 redscan_status rs_env_program_cache(int *off);
+/* REDSCAN_SINGLE_PASS_SPINS (scan.c), read at every single_pass call by both backends: polls of a look-back slot
+ * before the waiting group computes the value itself; default 4096, 0 forces the fallback (a testing knob). An
+ * unparsable value is INVALID_ARGUMENT with a message. */
+redscan_status rs_single_pass_spins(redscan_ctx *ctx, unsigned *spins);
 
 /* Backend tables; a backend compiled out still provides a table whose probe/init report
  * REDSCAN_ERR_BACKEND_UNAVAILABLE with the reason. */

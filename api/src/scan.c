@@ -1,4 +1,6 @@
 /* Scans: argument checks, environment overrides, init resolution, host staging. */
+#include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "check.h"
@@ -106,4 +108,21 @@ redscan_status redscan_scan_host(redscan_ctx *ctx, redscan_op op, redscan_dtype 
 {
     redscan_scan_desc d = {op, dtype, (redscan_dtype)0, exclusive, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
     return redscan_scan_host_ex(ctx, &d, in, out, n);
+}
+
+redscan_status rs_single_pass_spins(redscan_ctx *ctx, unsigned *spins)
+{
+    const char *v = getenv("REDSCAN_SINGLE_PASS_SPINS");
+    *spins = 4096u;
+    if (!v || !*v) return REDSCAN_OK;
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long x = strtoull(v, &end, 10);
+    if (errno || !end || *end || v[0] == '-' || x > 0xffffffffull)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "scan: REDSCAN_SINGLE_PASS_SPINS=\"%s\" is not a number of polls (0 .. 4294967295; 0 "
+                            "forces the single_pass fallback path, a testing knob)",
+                            v);
+    *spins = (unsigned)x;
+    return REDSCAN_OK;
 }
