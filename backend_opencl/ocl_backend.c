@@ -19,6 +19,7 @@ static redscan_status rs_ocl_init(redscan_ctx *ctx)
     }
     full->shape = (int)shape;
     st = rs_ocl_open(ctx, o);
+    if (st == REDSCAN_OK) st = rs_ocl_shape_check(ctx, o); /* a forced CPU shape needs a CPU device */
     if (st != REDSCAN_OK) {
         rs_ocl_close(o);
         free(full);

@@ -170,6 +170,9 @@ static inline rs_ocl_full *rs_ocl_full_of(rs_ocl *o) { return (rs_ocl_full *)o; 
 typedef enum { RS_OCL_SHAPE_AUTO = 0, RS_OCL_SHAPE_GPU, RS_OCL_SHAPE_CPU } rs_ocl_shape;
 /* REDSCAN_OPENCL_SHAPE (auto|gpu|cpu, any case; unset = auto); anything else is REDSCAN_ERR_INVALID_ARGUMENT. */
 redscan_status rs_ocl_shape_from_env(redscan_ctx *ctx, rs_ocl_shape *shape);
+/* After the device is open: REDSCAN_OPENCL_SHAPE=cpu on a device that is not CL_DEVICE_TYPE_CPU is refused
+ * (REDSCAN_ERR_UNSUPPORTED), see ocl_shape.c. */
+redscan_status rs_ocl_shape_check(redscan_ctx *ctx, rs_ocl *o);
 /* Whether the algorithms that have a CPU shape use it: forced by the variable, else on CL_DEVICE_TYPE_CPU. */
 int rs_ocl_cpu_shape(rs_ocl *o);
 /* Work-items for `units` tiles or sections, each taking a contiguous run of *per of them (never changes a result). */

@@ -3,10 +3,10 @@
  * (one lane each), the CPU shape runs work-groups of one work-item that plays the 256 lanes of a tile with vector
  * operations, over a long contiguous run of tiles. Both give the same bits.
  *
- * REDSCAN_OPENCL_SHAPE = auto (default: the CPU shape on CL_DEVICE_TYPE_CPU devices), gpu or cpu (forced, on any
- * device), read when the context is created. The CPU shape exists for the coarsened reduction and for the
- * coarsened block scan in the reduce-then-scan grid (ocl_reduce.c, ocl_scan.c pick it); every other algorithm has
- * the GPU shape only. */
+ * REDSCAN_OPENCL_SHAPE = auto (default: the CPU shape on CL_DEVICE_TYPE_CPU devices), gpu (forced) or cpu (forced;
+ * refused with REDSCAN_ERR_UNSUPPORTED on a device that is not a CPU), read when the context is created. The CPU
+ * shape exists for the coarsened reduction and for the coarsened block scan in the reduce-then-scan grid
+ * (ocl_reduce.c, ocl_scan.c pick it); every other algorithm has the GPU shape only. */
 #include <stdlib.h>
 
 #include "ocl_internal.h"
@@ -35,6 +35,19 @@ redscan_status rs_ocl_shape_from_env(redscan_ctx *ctx, rs_ocl_shape *shape)
         }
     return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
                         "REDSCAN_OPENCL_SHAPE='%s' is not understood; accepted values: auto|gpu|cpu", text);
+}
+
+/* The CPU shape is for CPU devices. Forced onto a GPU it would only be slow (one work-item per work-group), but
+ * on NVIDIA's OpenCL (driver 580, H100 and H200) it also gave wrong float32 sums (tests/test_shape.c; a one-off
+ * probe found wrong lane values in the last, partial tile, docs/ALGORITHMS.md), so a GPU never runs it: the
+ * context is refused with a message rather than run on a path that is tested only on CPU devices. */
+redscan_status rs_ocl_shape_check(redscan_ctx *ctx, rs_ocl *o)
+{
+    if (rs_ocl_full_of(o)->shape != RS_OCL_SHAPE_CPU || (o->device_type & CL_DEVICE_TYPE_CPU)) return REDSCAN_OK;
+    return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                        "REDSCAN_OPENCL_SHAPE=cpu: device %s is not an OpenCL CPU device; the CPU shape runs on CPU "
+                        "devices only (accepted here: auto|gpu)",
+                        ctx->device_name);
 }
 
 int rs_ocl_cpu_shape(rs_ocl *o)

@@ -246,6 +246,25 @@ int main(void)
     /* Programs built from source (about 2 s each on PoCL here): storing a program binary in the on-disk cache
      * makes PoCL compile every kernel of the program first (25-60 s each on this 2-core machine). */
     setenv("REDSCAN_CACHE", "0", 1);
+    if (!strstr(redscan_device_name(h_ctx), "Portable Computing Language")) {
+        /* Elsewhere the CPU shape must run on a CPU device and be refused on any other (ocl_shape.c). */
+        setenv("REDSCAN_OPENCL_SHAPE", "cpu", 1);
+        redscan_ctx *c = NULL;
+        const redscan_status st = redscan_create(&c, REDSCAN_BACKEND_OPENCL);
+        const char *msg = redscan_last_error(NULL);
+        unsetenv("REDSCAN_OPENCL_SHAPE");
+        if (st == REDSCAN_ERR_UNSUPPORTED) {
+            if (h_case("REDSCAN_OPENCL_SHAPE=cpu refused on a device that is not a CPU"))
+                CHECK(c == NULL && msg && strstr(msg, "not an OpenCL CPU device"), "refused without the reason: %s",
+                      msg ? msg : "no message");
+            const int rc = h_done();
+            if (rc != 0) return rc;
+            printf("SKIP test_shape: %s is not an OpenCL CPU device, so it runs the GPU shape only (its refusal of "
+                   "the CPU shape was checked)\n", redscan_device_name(h_ctx));
+            return H_SKIP;
+        }
+        redscan_destroy(c); /* accepted: a CPU device other than PoCL; compare the shapes as below */
+    }
     redscan_ctx *gpu = ctx_shape("gpu"), *cpu = ctx_shape("cpu");
     if (!gpu || !cpu) {
         redscan_destroy(gpu);
