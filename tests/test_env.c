@@ -25,18 +25,26 @@
 #define N_REDUCE 20000
 #define N_SCAN 5000
 
-static redscan_ctx *ctx_with(const char *var, const char *value)
+/* redscan_create on `backend` with var=value set for the call only (the previous value is put back). */
+static redscan_status create_with(const char *var, const char *value, redscan_backend backend, redscan_ctx **c)
 {
     const char *old = getenv(var);
     char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
     setenv(var, value, 1);
-    redscan_ctx *c = NULL;
-    redscan_status st = redscan_create(&c, REDSCAN_BACKEND_AUTO);
-    CHECK(st == REDSCAN_OK, "redscan_create with %s=%s: %s: %s", var, value, redscan_status_string(st),
-          redscan_last_error(NULL));
+    *c = NULL;
+    const redscan_status st = redscan_create(c, backend);
     if (saved) setenv(var, saved, 1);
     else unsetenv(var);
     free(saved);
+    return st;
+}
+
+static redscan_ctx *ctx_with(const char *var, const char *value)
+{
+    redscan_ctx *c = NULL;
+    redscan_status st = create_with(var, value, REDSCAN_BACKEND_AUTO, &c);
+    CHECK(st == REDSCAN_OK, "redscan_create with %s=%s: %s: %s", var, value, redscan_status_string(st),
+          redscan_last_error(NULL));
     return st == REDSCAN_OK ? c : NULL;
 }
 
@@ -45,11 +53,8 @@ static redscan_ctx *ctx_with(const char *var, const char *value)
  * other outcome fails. PoCL is a CPU device, so there it must be accepted (the caller does not ask). */
 static int refused_cpu_shape(const char *value)
 {
-    const char *old = getenv("REDSCAN_OPENCL_SHAPE");
-    char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
-    setenv("REDSCAN_OPENCL_SHAPE", value, 1);
     redscan_ctx *c = NULL;
-    const redscan_status st = redscan_create(&c, REDSCAN_BACKEND_OPENCL);
+    const redscan_status st = create_with("REDSCAN_OPENCL_SHAPE", value, REDSCAN_BACKEND_OPENCL, &c);
     const char *msg = redscan_last_error(NULL);
     const int refused = st == REDSCAN_ERR_UNSUPPORTED;
     CHECK(st == REDSCAN_OK || (refused && c == NULL && msg && strstr(msg, "REDSCAN_OPENCL_SHAPE=cpu") &&
@@ -57,9 +62,6 @@ static int refused_cpu_shape(const char *value)
           "REDSCAN_OPENCL_SHAPE=%s on %s: %s (%s), want OK (a CPU device) or UNSUPPORTED naming the variable", value,
           redscan_device_name(h_ctx), redscan_status_string(st), msg ? msg : "no message");
     redscan_destroy(c);
-    if (saved) setenv("REDSCAN_OPENCL_SHAPE", saved, 1);
-    else unsetenv("REDSCAN_OPENCL_SHAPE");
-    free(saved);
     return refused;
 }
 
