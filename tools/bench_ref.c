@@ -18,6 +18,7 @@
 #endif
 
 #include "bench_internal.h"
+#include "bench_run.h" /* bench_now, bench_median (bench_report.c) */
 
 #ifdef REDSCAN_HAVE_OPENCL
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -264,19 +265,6 @@ struct br_ocl {
     cl_device_id device;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int br_ocl_open(const char *redscan_device_name, br_ocl **ocl, br_ocl_info *info, char *err, size_t len)
 {
     *ocl = NULL;
@@ -376,12 +364,6 @@ void br_ocl_close(br_ocl *o)
     free(o);
 }
 
-static double median_of(double *t, int reps)
-{
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    return reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
-}
-
 /* reps copies (after one warm-up) on q, cycling over nbuf regions; each timed by its profiling event when
  * `events`, else by the host clock around enqueue + clFinish. Times into t[0..reps). */
 static cl_int time_copies(cl_command_queue q, int events, cl_mem src, cl_mem dst, size_t bytes, size_t stride,
@@ -393,11 +375,11 @@ static cl_int time_copies(cl_command_queue q, int events, cl_mem src, cl_mem dst
     for (int r = 0; r < reps && e == CL_SUCCESS; ++r) {
         size_t off = (size_t)((r + 1) % nbuf) * stride;
         cl_event ev = NULL;
-        double t0 = now_s();
+        double t0 = bench_now();
         e = clEnqueueCopyBuffer(q, src, dst, off, off, bytes, 0, NULL, events ? &ev : NULL);
         if (e == CL_SUCCESS)
             e = clFinish(q);
-        t[r] = now_s() - t0;
+        t[r] = bench_now() - t0;
         if (ev) {
             cl_ulong start = 0, end = 0;
             if (e == CL_SUCCESS)
@@ -438,13 +420,13 @@ int br_ocl_time_copy(br_ocl *o, size_t bytes, int nbuf, int reps, bench_times *b
     if (e == CL_SUCCESS)
         e = time_copies(o->queue, 0, src, dst, bytes, stride, nbuf, reps, t);
     if (e == CL_SUCCESS) {
-        bt->host_med_s = median_of(t, reps);
+        bt->host_med_s = bench_median(t, reps);
         bt->host_min_s = t[0];
     }
     if (e == CL_SUCCESS && o->pqueue) {
         e = time_copies(o->pqueue, 1, src, dst, bytes, stride, nbuf, reps, t);
         if (e == CL_SUCCESS) {
-            bt->dev_med_s = median_of(t, reps);
+            bt->dev_med_s = bench_median(t, reps);
             bt->dev_min_s = t[0];
         }
     }
