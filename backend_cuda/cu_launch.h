@@ -64,6 +64,8 @@ cudaError_t rs_cu_topk(int dtype, int largest, const void *vals, const unsigned 
 #define RS_CU_TOPK_SMALL_MAX 8
 cudaError_t rs_cu_topk_small(int dtype, int largest, const void *vals, unsigned long long n, unsigned k,
                              void *out_vals, unsigned long long *out_idx, unsigned grid, cudaStream_t stream);
+/* How many blocks of that kernel (for dtype, largest, k) fit on one SM of the current device; 0 if unknown. */
+unsigned rs_cu_topk_small_blocks_per_sm(int dtype, int largest, unsigned k);
 
 /* ---- scans (scan_grid.cu) ---- */
 /* SECTION of a block scan (256, 256, 512, 2048), 0 for an unknown code. */
@@ -95,7 +97,8 @@ cudaError_t rs_cu_scan_add_carry(int dtype, int op, void *data, const void *carr
  * counter and the slots, rs_cu_scan_single_pass_words(section, n, out_dtype) words, all zero before the launch
  * (the caller clears them). init: host pointer to one element of out_dtype. spins: polls of a slot before the
  * block computes the value itself (0: never poll). inplace: in == out (a computed value is then checked against
- * its slot). The grid size never changes results (tiles come from the ticket counter). */
+ * its slot). per: tiles a block takes per ticket, 1 or 2 (tiles j, j + 1 for ticket j / 2). Neither the grid size
+ * nor per changes results (tiles come from the ticket counter; the prefixes have the same bits). */
 #define RS_CU_SP_SLOT_BASE 16ull
 static inline unsigned long long rs_cu_scan_single_pass_words(unsigned long long section, unsigned long long n,
                                                               int out_dtype)
@@ -107,7 +110,7 @@ static inline unsigned long long rs_cu_scan_single_pass_words(unsigned long long
 }
 cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int op, const void *in, void *out,
                                    unsigned long long *flags, unsigned long long n, int exclusive, const void *init,
-                                   unsigned spins, int inplace, unsigned grid, cudaStream_t stream);
+                                   unsigned spins, int inplace, unsigned per, unsigned grid, cudaStream_t stream);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -27,6 +27,7 @@ static void rs_cuda_shutdown(redscan_ctx *ctx)
         /* Wait for queued work before anything it uses goes away. */
         if (c->stream) (void)cudaStreamSynchronize(c->stream);
         rs_cuda_scratch_release(c);
+        rs_cuda_result_release(c);
         rs_cuda_timing_release(c);
     }
     rs_cuda_close(c);

@@ -22,6 +22,21 @@ cudaError_t rs_fault_cudaFree(void *ptr)
     return err;
 }
 
+cudaError_t rs_fault_cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
+{
+    if (RS_FAULT_HIT(RS_FAULT_ALLOC)) return cudaErrorMemoryAllocation;
+    cudaError_t err = cudaHostAlloc(ptr, size, flags);
+    if (err == cudaSuccess) RS_FAULT_TRACK(RS_LIVE_MEMORY, +1);
+    return err;
+}
+
+cudaError_t rs_fault_cudaFreeHost(void *ptr)
+{
+    cudaError_t err = cudaFreeHost(ptr);
+    if (err == cudaSuccess && ptr) RS_FAULT_TRACK(RS_LIVE_MEMORY, -1);
+    return err;
+}
+
 /* cudaErrorInvalidValue: what the runtime answers for a bad copy; it leaves the context usable. */
 cudaError_t rs_fault_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                      cudaStream_t stream)
@@ -117,11 +132,11 @@ cudaError_t rs_fault_cu_scan_add_carry(int dtype, int op, void *data, const void
 
 cudaError_t rs_fault_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int op, const void *in, void *out,
                                          unsigned long long *flags, unsigned long long n, int exclusive,
-                                         const void *init, unsigned spins, int inplace, unsigned grid,
-                                         cudaStream_t stream)
+                                         const void *init, unsigned spins, int inplace, unsigned per,
+                                         unsigned grid, cudaStream_t stream)
 {
     return RS_LAUNCH(rs_cu_scan_single_pass(block, in_dtype, out_dtype, op, in, out, flags, n, exclusive, init, spins,
-                                            inplace, grid, stream));
+                                            inplace, per, grid, stream));
 }
 #else
 /* Normal build: nothing here (ISO C wants a declaration in every translation unit). */

@@ -1,7 +1,8 @@
 /* Fault injection for the CUDA backend (fault builds only: -DREDSCAN_FAULT_INJECTION; api/src/fault.h).
  *
- * Included by cuda_internal.h, so every host file of the backend sees it: cudaMalloc / cudaFree, the transfers
- * (cudaMemcpyAsync, cudaMemsetAsync), events and the kernel launchers of cu_launch.h are renamed to wrappers
+ * Included by cuda_internal.h, so every host file of the backend sees it: cudaMalloc / cudaFree, cudaHostAlloc /
+ * cudaFreeHost (the result area), the transfers (cudaMemcpyAsync, cudaMemsetAsync), events and the kernel
+ * launchers of cu_launch.h are renamed to wrappers
  * (cuda_fault.c) that count a point, fail the armed one with a realistic error without calling CUDA (the launch
  * does not happen), and follow live allocations and events. Call sites stay as they are, so an injected failure takes the
  * error path a real one would. CUDA kernels are compiled ahead of time: there are no BUILD points. A normal build
@@ -16,6 +17,8 @@
 
 cudaError_t rs_fault_cudaMalloc(void **ptr, size_t size);
 cudaError_t rs_fault_cudaFree(void *ptr);
+cudaError_t rs_fault_cudaHostAlloc(void **ptr, size_t size, unsigned int flags);
+cudaError_t rs_fault_cudaFreeHost(void *ptr);
 cudaError_t rs_fault_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                      cudaStream_t stream);
 cudaError_t rs_fault_cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream);
@@ -51,12 +54,14 @@ cudaError_t rs_fault_cu_scan_add_carry(int dtype, int op, void *data, const void
                                        unsigned long long section, unsigned grid, cudaStream_t stream);
 cudaError_t rs_fault_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int op, const void *in, void *out,
                                          unsigned long long *flags, unsigned long long n, int exclusive,
-                                         const void *init, unsigned spins, int inplace, unsigned grid,
-                                         cudaStream_t stream);
+                                         const void *init, unsigned spins, int inplace, unsigned per,
+                                         unsigned grid, cudaStream_t stream);
 
 #ifndef RS_CUDA_FAULT_WRAPPERS /* cuda_fault.c calls the real functions */
 #define cudaMalloc rs_fault_cudaMalloc
 #define cudaFree rs_fault_cudaFree
+#define cudaHostAlloc rs_fault_cudaHostAlloc
+#define cudaFreeHost rs_fault_cudaFreeHost
 #define cudaMemcpyAsync rs_fault_cudaMemcpyAsync
 #define cudaMemsetAsync rs_fault_cudaMemsetAsync
 #define cudaEventCreate rs_fault_cudaEventCreate

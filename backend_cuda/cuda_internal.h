@@ -19,9 +19,10 @@
 
 /* Fixed by docs/ALGORITHMS.md; identical in kernels_cl. */
 #define RS_GROUP 256
-/* Largest static shared memory of any kernel: a coarsened scan section of float64 (2048 values) plus its
- * 256-value aux/tree array = 18 KiB (top-k needs 16 KiB). Checked against the device at init. */
-#define RS_CUDA_SHARED_NEEDED ((2048 + 256) * 8)
+/* Largest static shared memory of any kernel: the single-pass scan's two coarsened float64 sections (2 x 2048
+ * values), its 256-value aux and tree arrays and the look-back window: 37288 bytes by ptxas (top-k needs 16 KiB).
+ * Checked against the device at init. */
+#define RS_CUDA_SHARED_NEEDED ((2 * 2048 + 2 * 256 + 64) * 8)
 
 typedef struct {
     int device;               /* ordinal */
@@ -32,6 +33,10 @@ typedef struct {
     int shared_per_block;     /* cudaDevAttrMaxSharedMemoryPerBlock */
     void *scratch;            /* grow-only scratch, freed at shutdown */
     size_t scratch_bytes;
+    void *result_host;        /* cuda_result.c: the mapped result area (host side), NULL until first used */
+    void *result_dev;         /* the same memory as the device addresses it */
+    /* Blocks of topk_small per SM by [dtype - 1][largest][k = 1, 2, else], asked once (0: not asked yet). */
+    unsigned char small_fit[6][2][3];
     /* cuda_timing.c: events that exist only while profiling is on; timing = an operation is being timed, so
      * rs_cuda_sync records time_stop before it waits (the last such record of the operation is its end). */
     cudaEvent_t time_start, time_stop;
@@ -81,6 +86,14 @@ redscan_status rs_cuda_scratch(redscan_ctx *ctx, size_t bytes, void **mem);
 #define RS_CUDA_SPLIT_MAX 8
 redscan_status rs_cuda_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, void **parts);
 void rs_cuda_scratch_release(rs_cuda *c);
+
+/* cuda_result.c: the result area (pinned, mapped host memory) that the last pass of a reduction, argmin/argmax or
+ * top-k writes to directly. slots: its device addresses for up to RS_CU_TOPK_MAX values and as many 8-byte indices
+ * (indices may be NULL); take: wait for the stream, then copy out what the last pass wrote. */
+redscan_status rs_cuda_result_slots(redscan_ctx *ctx, void **values, void **indices);
+redscan_status rs_cuda_result_take(redscan_ctx *ctx, void *values, size_t value_bytes, void *indices,
+                                   size_t index_bytes, const char *what);
+void rs_cuda_result_release(rs_cuda *c);
 
 /* Entry points placed in the rs_backend_ops table (signatures as in api/src/backend.h). */
 redscan_status rs_cuda_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, rs_scalar *result);

@@ -5,7 +5,9 @@
  *
  * Testing knob: REDSCAN_SINGLE_PASS_SPINS=<polls> (default 4096, parsed by rs_single_pass_spins in api/src/scan.c),
  * read at every call: how many times a group polls a slot before it computes the value from the input itself; 0
- * forces that fallback path everywhere (slow: tile j then reduces up to j tiles). */
+ * forces that fallback path everywhere (slow: tile j then reduces up to j tiles).
+ * Testing knob: REDSCAN_SINGLE_PASS_TILES=1|2 (rs_single_pass_per, api/src/scan.c): tiles a block takes per ticket;
+ * unset, 2 once there are at least twice as many tiles as blocks. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,6 +21,8 @@ redscan_status rs_cuda_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req
     unsigned spins;
     RS_CUDA_TRY(rs_single_pass_spins(ctx, &spins));
     const uint64_t tiles = n / section + (n % section != 0);
+    unsigned per;
+    RS_CUDA_TRY(rs_single_pass_per(ctx, tiles, rs_cuda_grid_for(c, tiles), &per));
     const size_t bytes = (size_t)rs_cu_scan_single_pass_words(section, n, (int)req->out_dtype) * 8;
     void *flags = NULL;
     RS_CUDA_TRY(rs_cuda_scratch(ctx, bytes, &flags));
@@ -26,7 +30,7 @@ redscan_status rs_cuda_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req
     if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemsetAsync (single_pass flags)");
     err = rs_cu_scan_single_pass(block, (int)req->dtype, (int)req->out_dtype, (int)req->op, in, out,
                                  (unsigned long long *)flags, n, req->exclusive, req->init.bytes, spins, in == out,
-                                 rs_cuda_grid_for(c, tiles), c->stream);
+                                 per, rs_cuda_grid_for(c, tiles / per + (tiles % per != 0)), c->stream);
     if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "launch of scan_single_pass");
     return REDSCAN_OK;
 }

@@ -6,9 +6,11 @@
  * changes a result: groups take tiles from the ticket counter until none are left.
  *
  * Needs cl_khr_int64_base_atomics (the slots are 64-bit words written with atom_xchg): without it on the device
- * the call is REDSCAN_ERR_UNSUPPORTED. Testing knob: REDSCAN_SINGLE_PASS_SPINS=<polls> (default 4096, parsed by
- * rs_single_pass_spins in api/src/scan.c), read at every call: how many times a group polls a slot before it computes the value from the input itself; 0
- * forces that fallback path everywhere (slow: tile j then reduces up to j tiles). */
+ * the call is REDSCAN_ERR_UNSUPPORTED. Testing knobs, read at every call (parsed in api/src/scan.c):
+ * REDSCAN_SINGLE_PASS_SPINS=<polls> (default 4096): how many times a group polls a slot before it computes the
+ * value from the input itself; 0 forces that fallback path everywhere (slow: tile j then reduces up to j tiles).
+ * REDSCAN_SINGLE_PASS_TILES=1|2: tiles a group takes per ticket; unset, 2 once there are at least twice as many
+ * tiles as groups. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,10 @@ redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req,
 
     const size_t tsize = rs_sp_dtype_size(req->out_dtype);
     const uint64_t tiles = n / section + (n % section != 0);
+    unsigned per_u;
+    st = rs_single_pass_per(ctx, tiles, rs_ocl_groups_for(o, tiles), &per_u);
+    if (st != REDSCAN_OK) return st;
+    const cl_uint per = per_u;
     const uint64_t groups = tiles / 32 + (tiles % 32 != 0); /* RS_SP_GROUP tiles per group */
     const uint64_t words = RS_SP_SLOT_BASE + (tiles + groups) * (tsize == 8 ? 2 : 1);
     const size_t bytes = (size_t)words * 8;
@@ -97,7 +103,7 @@ redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req,
         const void *value;
     } args[] = {{sizeof(cl_mem), &in_mem},  {sizeof(cl_mem), &out_mem}, {sizeof(cl_mem), &flags},
                 {sizeof n_arg, &n_arg},     {sizeof excl_arg, &excl_arg}, {tsize, req->init.bytes},
-                {sizeof spins, &spins},     {sizeof inplace_arg, &inplace_arg}};
+                {sizeof spins, &spins},     {sizeof inplace_arg, &inplace_arg}, {sizeof per, &per}};
     for (cl_uint a = 0; st == REDSCAN_OK && a < sizeof args / sizeof args[0]; ++a) {
         cl_int err = clSetKernelArg(k, a, args[a].size, args[a].value);
         if (err != CL_SUCCESS) {
@@ -106,7 +112,7 @@ redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req,
             st = rs_ocl_fail(ctx, err, what);
         }
     }
-    if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_ocl_groups_for(o, tiles), "scan single pass");
+    if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_ocl_groups_for(o, tiles / per + (tiles % per != 0)), "scan single pass");
 
     clReleaseKernel(k);
     if (flags) clReleaseMemObject(flags);

@@ -244,45 +244,58 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
     return rs_scan_tree_total(r);
 }
 
+/* per = 2: a work-group takes tiles j = 2 * ticket and j + 1 (a pair never straddles a group of 32), loads and
+ * scans both before it publishes both aggregates, and looks back once, for tile j; tile j + 1's prefix follows:
+ * W(j + 1) = W(j) (+) S[j] (S[j] alone when j opens its group), the left fold the look-back would compute, so
+ * the bits are those of per = 1. When j + 1 closes its group (p = 30), T(g) = W(j + 1) (+) S[j + 1] is published
+ * before the group slots are read, and A(g) at the end, as the last tile does with per = 1. */
 #define RS_SCAN_SINGLE_PASS_KERNEL(B, SECTION, AUX)                                                                  \
     __kernel void scan_single_pass_##B(__global const IN_T *in, __global T *out, __global ulong *flags, ulong n,     \
-                                       int exclusive, T init, uint spins, int inplace)                               \
+                                       int exclusive, T init, uint spins, int inplace, uint per)                     \
     {                                                                                                                \
-        __local T s[SECTION];                                                                                        \
+        __local T s[2 * SECTION];                                                                                    \
         __local T aux[AUX];                                                                                          \
         __local T r[RS_GROUP];                                                                                       \
         __local uint wst[2 * RS_SP_GROUP];                                                                           \
         __local T wv[2 * RS_SP_GROUP];                                                                               \
         __local ulong tile_l, cmd_l;                                                                                 \
         __local int ok_l;                                                                                            \
-        __local T p_l;                                                                                               \
+        __local T p_l[2];                                                                                            \
         const uint t = (uint)get_local_id(0);                                                                        \
         const ulong tiles = (n + (SECTION - 1)) / SECTION;                                                           \
         __global ulong *slots = flags + RS_SP_SLOT_BASE;                                                             \
         for (;;) {                                                                                                   \
             if (t == 0) tile_l = atom_inc(flags);                                                                    \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
-            const ulong j = tile_l;                                                                                  \
+            const ulong j = tile_l * per;                                                                            \
             if (j >= tiles) break;                                                                                   \
+            const int two = per == 2 && j + 1 < tiles; /* uniform across the group */                                \
             const ulong base = j * SECTION, g = j / RS_SP_GROUP;                                                     \
             const uint p = (uint)(j % RS_SP_GROUP);                                                                  \
-            /* the last tile of a group publishes T(g) before it waits for A(g-1): the next group needs it */        \
-            const int split = p == RS_SP_GROUP - 1;                                                                  \
+            /* the tile that closes a group publishes T(g) before it waits for A(g-1): the next group needs it */    \
+            const int split = p == RS_SP_GROUP - 1, split2 = two && p == RS_SP_GROUP - 2;                            \
             rs_scan_load_in(s, in, base, n, SECTION);                                                                \
+            if (two) rs_scan_load_in(s + SECTION, in, base + SECTION, n, SECTION);                                   \
             rs_block_scan_##B(s, aux);                                                                               \
+            if (two) rs_block_scan_##B(s + SECTION, aux);                                                            \
             const T own = s[SECTION - 1];                                                                            \
-            if (t == 0) rs_sp_put(slots, j, RS_SP_AGG, own);                                                         \
-            rs_sp_fill(wst, wv, slots, tiles, g, p, 1, !split, spins, init);                                         \
+            const T own_next = two ? s[2 * SECTION - 1] : IDENTITY;                                                  \
+            if (t == 0) {                                                                                            \
+                rs_sp_put(slots, j, RS_SP_AGG, own);                                                                 \
+                if (two) rs_sp_put(slots, j + 1, RS_SP_AGG, own_next);                                               \
+            }                                                                                                        \
+            rs_sp_fill(wst, wv, slots, tiles, g, p, 1, !(split || split2), spins, init);                             \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
             T w = IDENTITY, a = init; /* work-item 0's */                                                            \
             if (t == 0) {                                                                                            \
                 int ok = rs_sp_fold_tiles(wst, wv, p, &w);                                                           \
                 if (ok && split) rs_sp_put(slots, tiles + g, RS_SP_AGG, rs_combine(w, own));                         \
-                if (ok && !split) ok = rs_sp_fold_groups(wst, wv, &a);                                               \
+                if (ok && split2) rs_sp_put(slots, tiles + g, RS_SP_AGG, rs_combine(rs_combine(w, own), own_next));  \
+                if (ok && !(split || split2)) ok = rs_sp_fold_groups(wst, wv, &a);                                   \
                 ok_l = ok;                                                                                           \
             }                                                                                                        \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
-            if (split && ok_l) {                                                                                     \
+            if ((split || split2) && ok_l) {                                                                         \
                 rs_sp_fill(wst, wv, slots, tiles, g, p, 0, 1, spins, init);                                          \
                 barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
                 if (t == 0) ok_l = rs_sp_fold_groups(wst, wv, &a);                                                   \
@@ -313,13 +326,19 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
                 }                                                                                                    \
             }                                                                                                        \
             if (t == 0) {                                                                                            \
-                p_l = p ? rs_combine(a, w) : a;                                                                      \
+                p_l[0] = p ? rs_combine(a, w) : a;                                                                   \
                 if (split) rs_sp_put(slots, tiles + g, RS_SP_INC, rs_combine(a, rs_combine(w, own)));                \
+                if (two) {                                                                                           \
+                    const T w_next = p ? rs_combine(w, own) : own;                                                   \
+                    p_l[1] = rs_combine(a, w_next);                                                                  \
+                    if (split2) rs_sp_put(slots, tiles + g, RS_SP_INC, rs_combine(a, rs_combine(w_next, own_next))); \
+                }                                                                                                    \
             }                                                                                                        \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
-            /* in place: S[j] is published before any of tile j's input is overwritten */                            \
+            /* in place: S[j] (and S[j + 1]) are published before any of their input is overwritten */               \
             if (inplace) mem_fence(CLK_GLOBAL_MEM_FENCE);                                                            \
-            rs_scan_store(out, s, base, n, SECTION, exclusive, p_l, 1);                                              \
+            rs_scan_store(out, s, base, n, SECTION, exclusive, p_l[0], 1);                                           \
+            if (two) rs_scan_store(out, s + SECTION, base + SECTION, n, SECTION, exclusive, p_l[1], 1);              \
             barrier(CLK_LOCAL_MEM_FENCE); /* s, tile_l and p_l are refilled for the next tile */                     \
         }                                                                                                            \
     }

@@ -118,7 +118,8 @@ template <typename T> __device__ __forceinline__ void rs_sp_put(rs_sp_word_t *sl
  * of the window is in wst / wv for the slow path. */
 template <typename T, class Op>
 __device__ __forceinline__ bool rs_sp_warp_lookback(rs_sp_word_t *slots, rs_u64 tiles, rs_u64 g, unsigned p, T own,
-                                                    unsigned spins, T init, unsigned *wst, T *wv, T *w, T *a)
+                                                    bool has_next, T own_next, unsigned spins, T init, unsigned *wst,
+                                                    T *wv, T *w, T *a)
 {
     const unsigned l = threadIdx.x, all = 0xffffffffu;
     T tv = init;
@@ -132,6 +133,8 @@ __device__ __forceinline__ bool rs_sp_warp_lookback(rs_sp_word_t *slots, rs_u64 
             if (q < p) acc = q ? Op::combine(acc, x) : x;
         }
         if (p == RS_SP_GROUP - 1 && l == 0) rs_sp_put<T>(slots, tiles + g, RS_SP_AGG, Op::combine(acc, own));
+        if (has_next && p == RS_SP_GROUP - 2 && l == 0) /* p > 0 here, so W(j + 1) = W(j) (+) S[j] */
+            rs_sp_put<T>(slots, tiles + g, RS_SP_AGG, Op::combine(Op::combine(acc, own), own_next));
         *w = acc;
         const long long gi = (long long)g - (long long)RS_SP_GROUP + l;
         T gv = init;
@@ -254,36 +257,48 @@ __device__ T rs_sp_reduce_tile(const X *in, T *r, rs_u64 tile, rs_u64 n, unsigne
     return rs_scan_tree_total<T, Op>(r); /* scan_io.cuh */
 }
 
-template <class B, typename X, typename T, class Op>
+/* PER tiles per ticket (1 or 2; j = ticket * PER, so a pair never straddles a group of 32): the block loads both
+ * sections before it scans either (twice the bytes in flight), publishes both aggregates, and does one look-back
+ * for tile j; tile j + 1's prefix follows without another: W(j + 1) = W(j) (+) S[j] (S[j] alone when j opens its
+ * group), the same left fold the look-back would compute, so the bits are those of PER = 1. */
+template <class B, typename X, typename T, class Op, unsigned PER>
 __global__ void __launch_bounds__(RS_GROUP) scan_single_pass(const X *in, T *out, rs_sp_word_t *flags, rs_u64 n,
                                                              int exclusive, T init, unsigned spins, int inplace)
 {
-    __shared__ __align__(16) T s[B::SECTION];
+    __shared__ __align__(16) T s[PER][B::SECTION];
     __shared__ __align__(16) T aux[B::AUX];
     __shared__ __align__(16) T r[RS_GROUP];
     __shared__ unsigned wst[RS_SP_GROUP]; /* the tile half of the window, for the slow path */
     __shared__ T wv[RS_SP_GROUP];
     __shared__ rs_u64 tile_l, cmd_l;
     __shared__ int ok_l;
-    __shared__ T p_l;
+    __shared__ T p_l[PER];
     const unsigned t = threadIdx.x;
     const rs_u64 tiles = (n + (B::SECTION - 1)) / B::SECTION;
     rs_sp_word_t *slots = flags + RS_SP_SLOT_BASE;
     for (;;) {
         if (t == 0) tile_l = atomicAdd(flags, 1ull);
         __syncthreads();
-        const rs_u64 j = tile_l;
+        const rs_u64 j = tile_l * PER;
         if (j >= tiles) break;
+        const bool two = PER == 2 && j + 1 < tiles; /* uniform across the block */
         const rs_u64 base = j * B::SECTION, g = j / RS_SP_GROUP;
         const unsigned p = (unsigned)(j % RS_SP_GROUP);
-        const bool split = p == RS_SP_GROUP - 1; /* the last tile of its group */
-        rs_scan_load<T, Op>(s, in, base, n, B::SECTION);
-        B::template scan<Op>(s, aux);
-        const T own = s[B::SECTION - 1];
+        const bool split = p == RS_SP_GROUP - 1; /* the last tile of its group (PER = 1 only) */
+        rs_scan_load<T, Op>(s[0], in, base, n, B::SECTION);
+        if (two) rs_scan_load<T, Op>(s[PER - 1], in, base + B::SECTION, n, B::SECTION);
+        B::template scan<Op>(s[0], aux);
+        if (two) B::template scan<Op>(s[PER - 1], aux);
+        const T own = s[0][B::SECTION - 1];
+        const T own_next = two ? s[PER - 1][B::SECTION - 1] : Op::identity();
         T w = Op::identity(), a = init; /* thread 0's */
         if (t < 32) { /* warp 0 */
-            if (t == 0) rs_sp_put<T>(slots, j, RS_SP_AGG, own);
-            const bool ok = rs_sp_warp_lookback<T, Op>(slots, tiles, g, p, own, spins, init, wst, wv, &w, &a);
+            if (t == 0) {
+                rs_sp_put<T>(slots, j, RS_SP_AGG, own);
+                if (two) rs_sp_put<T>(slots, j + 1, RS_SP_AGG, own_next);
+            }
+            const bool ok = rs_sp_warp_lookback<T, Op>(slots, tiles, g, p, own, two, own_next, spins, init, wst, wv,
+                                                       &w, &a);
             if (t == 0) ok_l = ok;
         }
         __syncthreads();
@@ -311,13 +326,20 @@ __global__ void __launch_bounds__(RS_GROUP) scan_single_pass(const X *in, T *out
             }
         }
         if (t == 0) {
-            p_l = p ? Op::combine(a, w) : a;
+            p_l[0] = p ? Op::combine(a, w) : a;
             if (split) rs_sp_put<T>(slots, tiles + g, RS_SP_INC, Op::combine(a, Op::combine(w, own)));
+            if (two) {
+                const T w_next = p ? Op::combine(w, own) : own;
+                p_l[PER - 1] = Op::combine(a, w_next);
+                if (p == RS_SP_GROUP - 2)
+                    rs_sp_put<T>(slots, tiles + g, RS_SP_INC, Op::combine(a, Op::combine(w_next, own_next)));
+            }
         }
         __syncthreads();
-        /* in place: S[j] is published before any of tile j's input is overwritten */
+        /* in place: S[j] (and S[j + 1]) are published before any of their input is overwritten */
         if (inplace) __threadfence();
-        rs_scan_store<T, Op>(out, s, base, n, B::SECTION, exclusive, p_l, 1);
+        rs_scan_store<T, Op>(out, s[0], base, n, B::SECTION, exclusive, p_l[0], 1);
+        if (two) rs_scan_store<T, Op>(out, s[PER - 1], base + B::SECTION, n, B::SECTION, exclusive, p_l[PER - 1], 1);
         __syncthreads();
     }
 }
@@ -338,7 +360,7 @@ template <class F> static cudaError_t rs_sp_dispatch_block(int block, F f)
 extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int op, const void *in,
                                               void *out, unsigned long long *flags, unsigned long long n,
                                               int exclusive, const void *init, unsigned spins, int inplace,
-                                              unsigned grid, cudaStream_t stream)
+                                              unsigned per, unsigned grid, cudaStream_t stream)
 {
     return rs_sp_dispatch_block(block, [&](auto b) -> cudaError_t {
         typedef decltype(b) B;
@@ -348,8 +370,12 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
             typedef typename decltype(ot)::template apply<T> Op;
             T init_v;
             memcpy(&init_v, init, sizeof init_v);
-            scan_single_pass<B, X, T, Op><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)out, flags, n,
-                                                                          exclusive, init_v, spins, inplace);
+            if (per == 2)
+                scan_single_pass<B, X, T, Op, 2><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)out, flags, n,
+                                                                                exclusive, init_v, spins, inplace);
+            else
+                scan_single_pass<B, X, T, Op, 1><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)out, flags, n,
+                                                                                exclusive, init_v, spins, inplace);
             return rs_launched();
         });
     });

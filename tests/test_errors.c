@@ -369,20 +369,29 @@ static void scans(void)
         redscan_status st = redscan_scan_ex(h_ctx, &d, in, big, 16);
         if (SINGLE_PASS_IMPLEMENTED) {
             CHECK_OK(st, "scan_ex(single_pass)");
-            /* the testing knob: a value that is not a number of polls is an error naming the variable */
+            /* the testing knobs: a value that is not a number of polls / a tile count is an error naming the
+             * variable, and the output keeps its bytes */
+            static const char *const knobs[][2] = {{"REDSCAN_SINGLE_PASS_SPINS", "bogus"},
+                                                   {"REDSCAN_SINGLE_PASS_TILES", "3"},
+                                                   {"REDSCAN_SINGLE_PASS_TILES", "two"}};
             unsigned char sent[256];
             memset(sent, 0xA5, sizeof sent);
-            if (CHECK_OK(redscan_buffer_write(h_ctx, big, 0, sent, sizeof sent), "redscan_buffer_write")) {
-                const char *old = getenv("REDSCAN_SINGLE_PASS_SPINS");
+            for (size_t ki = 0; ki < sizeof knobs / sizeof knobs[0]; ki++) {
+                if (!CHECK_OK(redscan_buffer_write(h_ctx, big, 0, sent, sizeof sent), "redscan_buffer_write")) break;
+                const char *var = knobs[ki][0], *bad = knobs[ki][1];
+                const char *old = getenv(var);
                 char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
-                setenv("REDSCAN_SINGLE_PASS_SPINS", "bogus", 1);
+                setenv(var, bad, 1);
                 st = redscan_scan_ex(h_ctx, &d, in, big, 16);
-                if (saved) setenv("REDSCAN_SINGLE_PASS_SPINS", saved, 1);
-                else unsetenv("REDSCAN_SINGLE_PASS_SPINS");
+                if (saved) setenv(var, saved, 1);
+                else unsetenv(var);
                 free(saved);
-                expect_fail(st, REDSCAN_ERR_INVALID_ARGUMENT, "scan_ex(single_pass, REDSCAN_SINGLE_PASS_SPINS=bogus)",
-                            "REDSCAN_SINGLE_PASS_SPINS|bogus");
-                buffer_untouched(big, 256, "output after REDSCAN_SINGLE_PASS_SPINS=bogus");
+                char what[96], words[96];
+                snprintf(what, sizeof what, "scan_ex(single_pass, %s=%s)", var, bad);
+                snprintf(words, sizeof words, "%s|%s", var, bad);
+                expect_fail(st, REDSCAN_ERR_INVALID_ARGUMENT, what, words);
+                snprintf(what, sizeof what, "output after %s=%s", var, bad);
+                buffer_untouched(big, 256, what);
             }
         } else {
             expect_fail(st, REDSCAN_ERR_UNSUPPORTED, "scan_ex(single_pass)", "single_pass|single|pass|look-back|lookback");

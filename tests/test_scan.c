@@ -617,19 +617,46 @@ static void widening_overflow(void)
     }
 }
 
+/* Set or (value NULL) unset an environment variable; returns a copy of its old value (NULL: unset). */
+static char *env_swap(const char *var, const char *value)
+{
+    const char *old = getenv(var);
+    char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
+    if (value) setenv(var, value, 1);
+    else unsetenv(var);
+    return saved;
+}
+
+static void env_restore(const char *var, char *saved)
+{
+    if (saved) setenv(var, saved, 1);
+    else unsetenv(var);
+    free(saved);
+}
+
 /* The single_pass decoupled fallback, forced: REDSCAN_SINGLE_PASS_SPINS=0 (a waiting group never polls: it
  * computes every B value of its prefix from the input, tile reductions by the whole group) and =1 (one poll, so
- * published and computed values mix). The bits must be those of the documented single_pass order (floats too)
- * and, for integers and min/max, the sequential reference. Tile counts stay small (with 0 spins, tile j reduces
- * j tiles); in-place runs exercise the check of a computed value against its slot. */
+ * published and computed values mix); each with one tile per ticket and with two (REDSCAN_SINGLE_PASS_TILES, which
+ * the sizes here would otherwise leave at 1 on a GPU), and two tiles per ticket with the normal polling. The bits
+ * must be those of the documented single_pass order (floats too) and, for integers and min/max, the sequential
+ * reference. Tile counts stay small (with 0 spins, tile j reduces j tiles); 37 S + 5 spans two groups of 32 tiles,
+ * so a pair closes group 0; in-place runs exercise the check of a computed value against its slot. */
 static void single_pass_fallback(void)
 {
-    static const char *const spins[] = {"0", "1"};
-    const char *old = getenv("REDSCAN_SINGLE_PASS_SPINS");
-    char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
-    for (unsigned si = 0; si < 2; si++) {
-        setenv("REDSCAN_SINGLE_PASS_SPINS", spins[si], 1);
-        g_note = si == 0 ? " (fallback spins=0)" : " (fallback spins=1)";
+    static const struct {
+        const char *spins, *tiles, *note;
+    } modes[] = {{"0", "1", " (fallback spins=0)"},
+                 {"1", "1", " (fallback spins=1)"},
+                 {"0", "2", " (fallback spins=0, 2 tiles per ticket)"},
+                 {"1", "2", " (fallback spins=1, 2 tiles per ticket)"},
+                 {NULL, "2", " (2 tiles per ticket)"}};
+    char *saved_spins = env_swap("REDSCAN_SINGLE_PASS_SPINS", NULL);
+    char *saved_tiles = env_swap("REDSCAN_SINGLE_PASS_TILES", NULL);
+    for (unsigned si = 0; si < sizeof modes / sizeof modes[0]; si++) {
+        if (modes[si].spins) setenv("REDSCAN_SINGLE_PASS_SPINS", modes[si].spins, 1);
+        else unsetenv("REDSCAN_SINGLE_PASS_SPINS");
+        setenv("REDSCAN_SINGLE_PASS_TILES", modes[si].tiles, 1);
+        g_note = modes[si].note;
         for (unsigned bi = 0; bi < NBLOCKS; bi++) {
             const size_t S = ref_scan_section(BLOCKS[bi] == REDSCAN_BLOCK_AUTO ? REDSCAN_BLOCK_COARSENED : BLOCKS[bi]);
             const size_t sizes[] = {S + 1, 5 * S - 3, 37 * S + 5};
@@ -652,9 +679,8 @@ static void single_pass_fallback(void)
         }
     }
     g_note = "";
-    if (saved) setenv("REDSCAN_SINGLE_PASS_SPINS", saved, 1);
-    else unsetenv("REDSCAN_SINGLE_PASS_SPINS");
-    free(saved);
+    env_restore("REDSCAN_SINGLE_PASS_SPINS", saved_spins);
+    env_restore("REDSCAN_SINGLE_PASS_TILES", saved_tiles);
 }
 
 /* n = 0 does nothing: the output keeps its bytes. */

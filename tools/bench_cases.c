@@ -209,6 +209,7 @@ static redscan_status time_phase(phase_ctx *p, int device, int warm, double *med
 redscan_status bench_ours(bench_state *st, const bench_opts *o, dset *d, bench_case *c, const char *opname,
                           const char *algo)
 {
+    if (!bench_algo_selected(o, algo)) return REDSCAN_OK; /* --algos: not asked for */
     char detail[DETAIL_MAX] = "";
     double bytes = (double)d->bytes * (c->kind == CASE_SCAN ? 2.0 : 1.0);
     row_t r = {"ours", opname, d->dtname, algo, d->n, bytes, d->nbuf, 0, {0, 0, 0, 0},

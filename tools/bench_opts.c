@@ -149,7 +149,7 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
         }
         int takes_value = !strcmp(name, "--backend") || !strcmp(name, "--sizes") || !strcmp(name, "--reps") ||
                           !strcmp(name, "--csv") || !strcmp(name, "--dtypes") || !strcmp(name, "--ops") ||
-                          !strcmp(name, "--compare") || !strcmp(name, "--l2-mb");
+                          !strcmp(name, "--compare") || !strcmp(name, "--l2-mb") || !strcmp(name, "--algos");
         if (takes_value && !val) {
             if (i + 1 >= argc)
                 return bench_usage_error("option %s needs a value", name);
@@ -199,6 +199,10 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
             o->op_mask = parse_name_list(val, k_op_names, 6);
             if (!o->op_mask)
                 return bench_usage_error("--ops: '%s' is not a list of sum, prod, min, max, argmax, top2", val);
+        } else if (!strcmp(name, "--algos")) {
+            if (!*val || *val == ',')
+                return bench_usage_error("--algos: '%s' is not a list of algorithm names", val);
+            o->algos = val;
         } else if (!strcmp(name, "--compare")) {
             if (!strcmp(val, "cub"))
                 o->compare_cub = 1;
@@ -266,3 +270,23 @@ const char *bench_default_sizes(bench_opts *o, int is_cpu)
 }
 
 int bench_op_on(const bench_opts *o, int op) { return (o->op_mask >> op) & 1u; }
+
+/* A case's algorithm (a reduction's name, a scan's "block/grid") is run when --algos is absent or names it: whole
+ * ("coarsened/single_pass"), or either half of a scan's ("single_pass" runs it with every block algorithm). Cases
+ * with one algorithm (argmax, top-2: "-") and the references always run. */
+int bench_algo_selected(const bench_opts *o, const char *algo)
+{
+    if (!o->algos || !strcmp(algo, "-")) return 1;
+    const char *slash = strchr(algo, '/');
+    const size_t whole = strlen(algo), first = slash ? (size_t)(slash - algo) : whole;
+    for (const char *tok = o->algos; *tok;) {
+        const char *comma = strchr(tok, ',');
+        const size_t len = comma ? (size_t)(comma - tok) : strlen(tok);
+        if ((len == whole && !strncmp(tok, algo, len)) || (slash && len == first && !strncmp(tok, algo, len)) ||
+            (slash && len == whole - first - 1 && !strncmp(tok, slash + 1, len)))
+            return 1;
+        if (!comma) break;
+        tok = comma + 1;
+    }
+    return 0;
+}

@@ -45,6 +45,7 @@ typedef struct {
     double l2_mib; /* 0: default */
     int rotate;
     int exclusive;
+    const char *algos; /* --algos: comma-separated algorithm names to run, NULL: all */
 } bench_opts;
 
 #define OP_ARGMAX 4
@@ -55,6 +56,8 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o);
 /* Default sizes once the device is known; returns why they were chosen. */
 const char *bench_default_sizes(bench_opts *o, int is_cpu);
 int bench_op_on(const bench_opts *o, int op);
+/* 1 when --algos lets the case with this algorithm name run. */
+int bench_algo_selected(const bench_opts *o, const char *algo);
 
 /* ------------------------------------------------------------------ rows (bench_report.c) */
 

@@ -141,6 +141,10 @@ redscan_status rs_env_program_cache(int *off);
  * before the waiting group computes the value itself; default 4096, 0 forces the fallback (a testing knob). An
  * unparsable value is INVALID_ARGUMENT with a message. */
 redscan_status rs_single_pass_spins(redscan_ctx *ctx, unsigned *spins);
+/* REDSCAN_SINGLE_PASS_TILES (scan.c), read at every single_pass call by both backends: tiles a group takes per ticket
+ * (1 or 2; the bits are the same). Unset: 2 when tiles >= 2 x groups (the groups the backend would launch for
+ * `tiles` tiles), else 1. Anything but 1 or 2 is INVALID_ARGUMENT with a message. */
+redscan_status rs_single_pass_per(redscan_ctx *ctx, uint64_t tiles, uint64_t groups, unsigned *per);
 
 /* Backend tables; a backend compiled out still provides a table whose probe/init report
  * REDSCAN_ERR_BACKEND_UNAVAILABLE with the reason. */

@@ -1,0 +1,58 @@
+/* CUDA backend: the result area, where the last pass of a reduction, argmin/argmax or top-k writes its result.
+ *
+ * It is pinned host memory mapped into the device's address space (cudaHostAllocMapped), allocated on the first
+ * call that needs it and kept until shutdown. The last kernel writes the result there itself, so a call ends
+ * with its last kernel: no device-to-host copy command follows it. A 4-byte cudaMemcpyAsync into the caller's
+ * (pageable) memory used to cost the call about 10 us of device time on the H100, most of the gap between a
+ * redscan reduction and CUB's (docs/PERFORMANCE.md). The host reads the area only after the stream has been
+ * waited for, which makes the kernel's writes visible; a context is used by one thread at a time, so one area
+ * per context suffices. */
+#include <string.h>
+
+#include "cuda_internal.h"
+
+/* Values and indices of the largest top-k (k = RS_CU_TOPK_MAX, 8-byte values), one after the other. */
+#define RS_CUDA_RESULT_HALF ((size_t)RS_CU_TOPK_MAX * 8)
+
+static redscan_status rs_cuda_result_area(redscan_ctx *ctx)
+{
+    rs_cuda *c = rs_cuda_of(ctx);
+    if (c->result_host) return REDSCAN_OK;
+    void *host = NULL, *dev = NULL;
+    cudaError_t err = cudaHostAlloc(&host, 2 * RS_CUDA_RESULT_HALF, cudaHostAllocMapped);
+    if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaHostAlloc (result area, mapped)");
+    err = cudaHostGetDevicePointer(&dev, host, 0);
+    if (err != cudaSuccess) {
+        (void)cudaFreeHost(host);
+        return rs_cuda_fail(ctx, err, "cudaHostGetDevicePointer (result area)");
+    }
+    c->result_host = host;
+    c->result_dev = dev;
+    return REDSCAN_OK;
+}
+
+redscan_status rs_cuda_result_slots(redscan_ctx *ctx, void **values, void **indices)
+{
+    RS_CUDA_TRY(rs_cuda_result_area(ctx));
+    rs_cuda *c = rs_cuda_of(ctx);
+    *values = c->result_dev;
+    if (indices) *indices = (char *)c->result_dev + RS_CUDA_RESULT_HALF;
+    return REDSCAN_OK;
+}
+
+redscan_status rs_cuda_result_take(redscan_ctx *ctx, void *values, size_t value_bytes, void *indices,
+                                   size_t index_bytes, const char *what)
+{
+    RS_CUDA_TRY(rs_cuda_sync(ctx, what));
+    const rs_cuda *c = rs_cuda_of(ctx);
+    memcpy(values, c->result_host, value_bytes);
+    if (indices) memcpy(indices, (const char *)c->result_host + RS_CUDA_RESULT_HALF, index_bytes);
+    return REDSCAN_OK;
+}
+
+void rs_cuda_result_release(rs_cuda *c)
+{
+    if (c->result_host) (void)cudaFreeHost(c->result_host);
+    (void)cudaGetLastError();
+    c->result_host = c->result_dev = NULL;
+}
