@@ -2,8 +2,8 @@
  *
  * Two events exist while profiling is on, none while it is off. time_begin records time_start on the context's
  * stream before the operation queues anything; every rs_cuda_sync of the operation records time_stop just before
- * it waits, so the last record marks the end of the operation's last command (a reduction's copy of its result
- * included) and the host's wait itself is not counted. time_end reads cudaEventElapsedTime between the two
+ * it waits, so the last record marks the end of the operation's last command (for a reduction, the kernel that
+ * writes its result into the mapped result area, cuda_result.c) and the host's wait itself is not counted. time_end reads cudaEventElapsedTime between the two
  * (milliseconds, about half a microsecond of resolution). The start event is taken when the stream reaches it: the
  * host work between it and the first launch (argument setup; a first call's scratch allocation) counts, as it
  * does for CUB timed with events around its call. */

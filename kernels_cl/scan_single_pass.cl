@@ -1,7 +1,7 @@
 /* Single-pass grid scan (docs/ALGORITHMS.md, "Grid level", single_pass). Twin: kernels_cu/scan_single_pass.cu.
  *
  *   scan_single_pass_B(const IN_T *in, T *out, ulong *flags, ulong n, int exclusive, T init, uint spins,
- *                      int inplace)
+ *                      int inplace, uint per)
  *
  * One launch, a decoupled look-back whose result does not depend on timing. A work-group takes a tile index j
  * from the ticket counter flags[0] (never its group id: it only ever waits for lower tickets, taken by groups that
@@ -31,6 +31,8 @@
  * group total is folded from its tiles; computed values are published. spins = 0 never polls (testing: the
  * fallback alone). In place (in == out), a computed S[i] is checked against its slot afterwards and the
  * published one wins: the owner of tile i publishes S[i] and fences before it overwrites its input.
+ *
+ * per = 2 (the host's choice on large inputs, see the kernel macro below): two tiles per ticket, same bits.
  *
  * Every barrier is in uniform control flow: the loop conditions are read from local memory by all work-items
  * after a barrier. Only built where the compiler has cl_khr_int64_base_atomics (the host checks the device). */

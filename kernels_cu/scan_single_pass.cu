@@ -1,8 +1,9 @@
 /* Single-pass grid scan (docs/ALGORITHMS.md, "Grid level", single_pass). Twin: kernels_cl/scan_single_pass.cl,
  * which documents the algorithm in full; the steps, the slot layout and the order of combination are the same.
  *
- *   scan_single_pass<B, IN_T, T, Op>(const IN_T *in, T *out, unsigned long long *flags, n, exclusive, T init,
- *                                    unsigned spins, int inplace)
+ *   scan_single_pass<B, IN_T, T, Op, PER>(const IN_T *in, T *out, unsigned long long *flags, n, exclusive,
+ *                                         T init, unsigned spins, int inplace)
+ * PER = 1 or 2 tiles per ticket (the host's choice, rs_single_pass_per; same bits: see the kernel).
  *
  * A decoupled look-back whose result does not depend on timing. Tiles (sections of B) come from the ticket
  * counter flags[0] (never blockIdx) and form groups of RS_SP_GROUP = 32. With S[i] the tile aggregate (the block
