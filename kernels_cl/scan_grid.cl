@@ -47,7 +47,7 @@ T rs_scan_tree_total(__local T *r)
     __kernel void scan_sections_##SFX##_##B(__global const SRC_T *in, __global T *out, __global T *totals,           \
                                             ulong n, int exclusive, T seed, int seeded)                              \
     {                                                                                                                \
-        __local T s[SECTION];                                                                                        \
+        __local T s[SECTION] __attribute__((aligned(16)));                                                           \
         __local T aux[AUX];                                                                                          \
         const ulong nsec = (n + (SECTION - 1)) / SECTION;                                                            \
         for (ulong sec = get_group_id(0); sec < nsec; sec += get_num_groups(0)) {                                    \
@@ -66,7 +66,7 @@ T rs_scan_tree_total(__local T *r)
                                                                                                                      \
     __kernel void tile_reduce_in_##B(__global const IN_T *in, __global T *totals, ulong n)                           \
     {                                                                                                                \
-        __local T s[SECTION];                                                                                        \
+        __local T s[SECTION] __attribute__((aligned(16)));                                                           \
         __local T r[RS_GROUP];                                                                                       \
         const uint t = (uint)get_local_id(0);                                                                        \
         const uint items = (SECTION) / RS_GROUP;                                                                     \
@@ -86,7 +86,7 @@ T rs_scan_tree_total(__local T *r)
     __kernel void scan_tile_seeded_in_##B(__global const IN_T *in, __global T *out, __global const T *carry,         \
                                           ulong n, int exclusive)                                                    \
     {                                                                                                                \
-        __local T s[SECTION];                                                                                        \
+        __local T s[SECTION] __attribute__((aligned(16)));                                                           \
         __local T aux[AUX];                                                                                          \
         const ulong nsec = (n + (SECTION - 1)) / SECTION;                                                            \
         for (ulong sec = get_group_id(0); sec < nsec; sec += get_num_groups(0)) {                                    \

@@ -255,7 +255,7 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
     __kernel void scan_single_pass_##B(__global const IN_T *in, __global T *out, __global ulong *flags, ulong n,     \
                                        int exclusive, T init, uint spins, int inplace, uint per)                     \
     {                                                                                                                \
-        __local T s[2 * SECTION];                                                                                    \
+        __local T s[2 * SECTION] __attribute__((aligned(16)));                                                       \
         __local T aux[AUX];                                                                                          \
         __local T r[RS_GROUP];                                                                                       \
         __local uint wst[2 * RS_SP_GROUP];                                                                           \
