@@ -4,11 +4,13 @@
  *            floats: float64 accumulation: within the bound of the coarsened reduction (or the algorithm forced
  *            by REDSCAN_REDUCE_ALGO) and bit for bit equal to its documented order / n
  *   argmin / argmax: planted ties (lowest index wins), planted NaNs with distinct payloads (first NaN wins, and
- *            value receives that NaN's bits), +-inf, -0.0 vs +0.0 ties (equal: lowest index), integer extremes;
+ *            value receives that NaN's bits), +-inf, -0.0 vs +0.0 ties (equal: lowest index), integer extremes,
+ *            every element the worst value (-inf / the minimum for argmax: the one-pass lists' padding value);
  *            value pointer NULL and non-NULL; the poisoned tail of the device buffer (a value that would win)
  *            must not be read
  *   top-k    k = 1, 2, 3, 16, 100, 256 and k = n for small n, largest and smallest, data with many ties, NaNs,
- *            infinities and signed zeros; indices NULL and non-NULL; values and indices exactly the reference's
+ *            infinities and signed zeros, every element the lowest / highest value of the type (the padding value
+ *            of the one-pass lists); indices NULL and non-NULL; values and indices exactly the reference's
  *            (the documented total order: NaN first, then by value, ties by lower index); nothing written past k
  */
 #include <float.h>
@@ -140,8 +142,15 @@ static void mean_literal(void)
 
 /* ---------------------------------------------------------------- argmin / argmax */
 
-enum { AP_RANDOM, AP_TIES, AP_NAN, AP_INF, AP_ZEROS, AP_COUNT };
-static const char *AP_NAMES[] = {"random", "ties", "nan", "inf", "zeros"};
+enum { AP_RANDOM, AP_TIES, AP_NAN, AP_INF, AP_ZEROS, AP_WORST, AP_COUNT };
+static const char *AP_NAMES[] = {"random", "ties", "nan", "inf", "zeros", "all-worst"};
+
+/* The lowest (-inf, or the integer minimum) or highest value of the type. */
+static ref_val extreme(redscan_dtype dt, int highest)
+{
+    if (ref_is_float(dt)) return num(dt, highest ? INFINITY : -INFINITY);
+    return highest ? ref_type_max(dt) : ref_type_min(dt);
+}
 
 static void argext_data(h_rng *r, redscan_dtype dt, int want_max, int pattern, unsigned char *x, size_t n)
 {
@@ -174,6 +183,11 @@ static void argext_data(h_rng *r, redscan_dtype dt, int want_max, int pattern, u
         ref_store(dt, x, (size_t)h_rng_below(r, n), num(dt, (want_max ? -1.0 : 1.0) * INFINITY));
         break;
     }
+    case AP_WORST:
+        /* every element the worst value there is (argmax: -inf / the minimum): the value the one-pass kernels'
+         * lists start from as padding, so every element ties with the padding's value; index 0 must win */
+        for (size_t i = 0; i < n; i++) ref_store(dt, x, i, extreme(dt, !want_max));
+        break;
     case AP_ZEROS:
         /* argmin: values >= 0 with zeros of both signs; argmax: values <= 0 */
         for (size_t i = 0; i < n; i++) {
@@ -243,12 +257,18 @@ static void argext_case(redscan_dtype dt, int want_max, size_t n, int pattern)
 
 /* ---------------------------------------------------------------- top-k */
 
-enum { TP_TIES, TP_RANDOM, TP_NAN, TP_SPECIAL, TP_COUNT };
-static const char *TP_NAMES[] = {"ties", "random", "nan", "inf+zeros"};
+enum { TP_TIES, TP_RANDOM, TP_NAN, TP_SPECIAL, TP_LOWEST, TP_HIGHEST, TP_COUNT };
+static const char *TP_NAMES[] = {"ties", "random", "nan", "inf+zeros", "all-lowest", "all-highest"};
 
 static void topk_data(h_rng *r, redscan_dtype dt, int pattern, unsigned char *x, size_t n)
 {
     const int isf = ref_is_float(dt);
+    if (pattern == TP_LOWEST || pattern == TP_HIGHEST) {
+        /* every element the type's lowest (highest) value: the padding value of the one-pass lists for largest
+         * (smallest), so every element ties with it; the first k indices must come back */
+        for (size_t i = 0; i < n; i++) ref_store(dt, x, i, extreme(dt, pattern == TP_HIGHEST));
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         ref_val v;
         if (pattern == TP_RANDOM) {
