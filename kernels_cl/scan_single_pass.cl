@@ -276,10 +276,11 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
             const uint p = (uint)(j % RS_SP_GROUP);                                                                  \
             /* the tile that closes a group publishes T(g) before it waits for A(g-1): the next group needs it */    \
             const int split = p == RS_SP_GROUP - 1, split2 = two && p == RS_SP_GROUP - 2;                            \
-            rs_scan_load_in(s, in, base, n, SECTION);                                                                \
-            if (two) rs_scan_load_in(s + SECTION, in, base + SECTION, n, SECTION);                                   \
-            rs_block_scan_##B(s, aux);                                                                               \
-            if (two) rs_block_scan_##B(s + SECTION, aux);                                                            \
+            /* loops, not ifs, around the barriers of the second section: PoCL compiles a barrier under an if by  \
+             * replicating the code after it (6 s more per kernel), one in a uniform loop as it is */              \
+            const uint nsec = two ? 2u : 1u;                                                                         \
+            for (uint q = 0; q < nsec; ++q) rs_scan_load_in(s + q * SECTION, in, base + q * SECTION, n, SECTION);    \
+            for (uint q = 0; q < nsec; ++q) rs_block_scan_##B(s + q * SECTION, aux);                                 \
             const T own = s[SECTION - 1];                                                                            \
             const T own_next = two ? s[2 * SECTION - 1] : IDENTITY;                                                  \
             if (t == 0) {                                                                                            \
@@ -339,8 +340,8 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
             barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
             /* in place: S[j] (and S[j + 1]) are published before any of their input is overwritten */               \
             if (inplace) mem_fence(CLK_GLOBAL_MEM_FENCE);                                                            \
-            rs_scan_store(out, s, base, n, SECTION, exclusive, p_l[0], 1);                                           \
-            if (two) rs_scan_store(out, s + SECTION, base + SECTION, n, SECTION, exclusive, p_l[1], 1);              \
+            for (uint q = 0; q < nsec; ++q)                                                                          \
+                rs_scan_store(out, s + q * SECTION, base + q * SECTION, n, SECTION, exclusive, p_l[q], 1);           \
             barrier(CLK_LOCAL_MEM_FENCE); /* s, tile_l and p_l are refilled for the next tile */                     \
         }                                                                                                            \
     }
