@@ -24,13 +24,44 @@
 /* Fixed by docs/ALGORITHMS.md; identical in kernels_cu. */
 #define RS_GROUP 256
 
-/* One built program: all kernels of one (input dtype, output dtype, op); or, with subgroups, only the
- * sub-group reduction kernels (rs_ocl_program_get_subgroups). */
+/* Program families (ocl_program_families.c): each is built from the few kernels_cl files its operations need, so a
+ * call compiles only its own kernels. */
+typedef enum {
+    RS_OCL_PROG_REDUCE_TREE,
+    RS_OCL_PROG_REDUCE_INTERLEAVED,
+    RS_OCL_PROG_REDUCE_COARSENED,
+    RS_OCL_PROG_REDUCE_COARSENED_CPU, /* the CPU shape (ocl_shape.c) */
+    RS_OCL_PROG_REDUCE_SUBGROUP,      /* warp_sync and shuffle: OpenCL C 2.0 / 3.0, sub-group built-ins */
+    RS_OCL_PROG_ARGEXT,               /* argmin / argmax: topk_small_1 and argext_pairs */
+    RS_OCL_PROG_TOPK,
+    RS_OCL_PROG_SCAN_KS, /* hierarchical and reduce_then_scan kernels of one block scan */
+    RS_OCL_PROG_SCAN_KSDB,
+    RS_OCL_PROG_SCAN_BK,
+    RS_OCL_PROG_SCAN_COARSE,
+    RS_OCL_PROG_SCAN_COARSE_CPU, /* the CPU shape of coarsened x reduce_then_scan */
+    RS_OCL_PROG_SINGLE_PASS_KS,  /* the single-pass scan of one block scan */
+    RS_OCL_PROG_SINGLE_PASS_KSDB,
+    RS_OCL_PROG_SINGLE_PASS_BK,
+    RS_OCL_PROG_SINGLE_PASS_COARSE,
+    RS_OCL_PROG_COUNT
+} rs_ocl_family;
+
+/* ocl_program_families.c: a family's name ("reduce_coarsened", ...), its extra build options (" -D...", or ""), and its
+ * source text (the family's files, each after a #line directive; malloc'd, NULL when out of host memory). */
+const char *rs_ocl_family_name(rs_ocl_family family);
+const char *rs_ocl_family_options(rs_ocl_family family);
+char *rs_ocl_family_source(rs_ocl_family family);
+
+/* Whether a program has the kernels that read T (names ending in _t): only for a widening. Otherwise those passes
+ * run the _in kernel, the same code when IN_T is T (RS_T_KERNELS, kernels_cl/common.clh). */
+static inline int rs_ocl_has_t_kernels(redscan_dtype dtype, redscan_dtype out_dtype) { return dtype != out_dtype; }
+
+/* One built program: the kernels of one family for one (input dtype, output dtype, op). */
 typedef struct rs_ocl_program {
+    rs_ocl_family family;
     redscan_dtype dtype;
     redscan_dtype out_dtype;
     redscan_op op;
-    int subgroups;
     cl_program program;
     struct rs_ocl_program *next;
 } rs_ocl_program;
@@ -79,17 +110,13 @@ void rs_ocl_close(rs_ocl *o);
 redscan_status rs_ocl_kernel_subgroups(redscan_ctx *ctx, cl_kernel kernel, const char *what, size_t *size,
                                        size_t *count);
 
-/* ocl_program.c: the program for (dtype, out_dtype, op), built on first use and cached in o->programs.
- * FLOAT64 on a device without fp64 -> REDSCAN_ERR_UNSUPPORTED; build failure -> REDSCAN_ERR_KERNEL_BUILD with
- * the build log in last_error. */
-redscan_status rs_ocl_program_get(redscan_ctx *ctx, redscan_dtype dtype, redscan_dtype out_dtype, redscan_op op,
-                                  cl_program *program);
-/* The program of the sub-group reductions (kernels_cl/reduce_warp_sync.cl, reduce_shuffle.cl) for (dtype, out_dtype,
- * op): built from common.clh, reduce_common.clh and those two files only, with -DRS_SUBGROUPS=1 and
- * -cl-std=o->subgroup_std (the sub-group built-ins need OpenCL C 2.0 or later); cached beside the others. Its kernels
- * exist only where the compiler defines the sub-group extension macros (check CL_PROGRAM_KERNEL_NAMES). */
-redscan_status rs_ocl_program_get_subgroups(redscan_ctx *ctx, redscan_dtype dtype, redscan_dtype out_dtype,
-                                            redscan_op op, cl_program *program);
+/* ocl_program.c: the program of `family` for (dtype, out_dtype, op), built on first use (or loaded from the on-disk
+ * cache) and kept in o->programs for the context's life. FLOAT64 on a device without fp64 ->
+ * REDSCAN_ERR_UNSUPPORTED; build failure -> REDSCAN_ERR_KERNEL_BUILD with the build log in last_error. The sub-group
+ * family is built with -cl-std=o->subgroup_std (its built-ins need OpenCL C 2.0 or later); its kernels exist only
+ * where the compiler defines the sub-group extension macros (check CL_PROGRAM_KERNEL_NAMES). */
+redscan_status rs_ocl_program_get(redscan_ctx *ctx, rs_ocl_family family, redscan_dtype dtype,
+                                  redscan_dtype out_dtype, redscan_op op, cl_program *program);
 /* Create a kernel by name from a cached program (caller releases it). */
 redscan_status rs_ocl_kernel(redscan_ctx *ctx, cl_program program, const char *name, cl_kernel *kernel);
 /* Enqueue a 1-D launch of groups x RS_GROUP work-items. */
@@ -122,10 +149,10 @@ static inline void rs_ocl_time_note(rs_ocl *o)
     if (o->timing) rs_ocl_time_keep(o);
 }
 
-/* ocl_scan_single_pass.c: the single_pass grid for block scan kernels with suffix sfx ("ks", "ksdb", "bk",
- * "coarse") and its SECTION; called by rs_ocl_scan. */
-redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req, const char *sfx, uint64_t section,
-                                       void *in, void *out, size_t n);
+/* ocl_scan_single_pass.c: the single_pass grid for the block scan whose program is `family`, kernel suffix sfx
+ * ("ks", "ksdb", "bk", "coarse") and SECTION; called by rs_ocl_scan. */
+redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req, rs_ocl_family family,
+                                       const char *sfx, uint64_t section, void *in, void *out, size_t n);
 
 /* ---- additions (ocl_device.c, ocl_program.c, ocl_memory.c, ocl_backend.c) ---- */
 

@@ -1,22 +1,15 @@
-/* OpenCL backend: program assembly, build and per-context cache; kernel objects; launches; CL error names.
+/* OpenCL backend: program build and per-context cache; kernel objects; launches; CL error names.
  *
- * A program is the concatenation of every embedded kernels_cl file (common.clh first, see CMakeLists.txt),
- * built once per (input dtype, output dtype, op) per context with only -D options: never fast or relaxed
- * math, since results must be the same bits on every device (docs/ALGORITHMS.md). The sub-group reductions
- * (warp_sync, shuffle) have a program of their own, built on demand from four of the files with an OpenCL C
- * 2.0 / 3.0 -cl-std, so the language of every other kernel stays what it was. */
+ * A program is the source of one family (ocl_program_families.c: the few kernels_cl files one kind of call needs),
+ * built on first use, once per (family, input dtype, output dtype, op) per context, with only -D options: never
+ * fast or relaxed math, since results must be the same bits on every device (docs/ALGORITHMS.md). The sub-group
+ * reductions (warp_sync, shuffle) are built with an OpenCL C 2.0 / 3.0 -cl-std, so the language of every other
+ * kernel stays what it was. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ocl_internal.h"
-
-/* Generated at build time by cmake/embed_cl.cmake; ends with {NULL, NULL}. */
-typedef struct {
-    const char *name;
-    const char *text;
-} rs_cl_source;
-extern const rs_cl_source rs_cl_sources[];
 
 /* Smallest local memory that every kernel of a program fits in (top-k over double: 1024 x (8 + 8) bytes).
  * Kernels are also checked one by one at launch against CL_KERNEL_LOCAL_MEM_SIZE. */
@@ -169,35 +162,6 @@ redscan_status rs_ocl_fail(redscan_ctx *ctx, cl_int err, const char *what)
 
 /* ---------------------------------------------------------------- build */
 
-/* The files of the sub-group program (rs_ocl_program_get_subgroups), in table order. */
-static const char *const rs_ocl_subgroup_files[] = {"common.clh", "reduce_common.clh", "reduce_shuffle.cl",
-                                                    "reduce_warp_sync.cl", NULL};
-
-static int rs_ocl_source_wanted(const char *name, int subgroups)
-{
-    if (!subgroups) return 1;
-    for (const char *const *f = rs_ocl_subgroup_files; *f; f++)
-        if (strcmp(*f, name) == 0) return 1;
-    return 0;
-}
-
-/* The embedded files in table order (all of them, or those of the sub-group program), one after the other, each
- * preceded by a #line directive so a build log names the file and line; NULL when out of host memory. */
-static char *rs_ocl_source_text(int subgroups)
-{
-    size_t total = 1;
-    for (const rs_cl_source *s = rs_cl_sources; s->name; s++)
-        if (rs_ocl_source_wanted(s->name, subgroups)) total += strlen(s->name) + strlen(s->text) + 32;
-    char *text = malloc(total);
-    if (!text) return NULL;
-    size_t at = 0;
-    text[0] = '\0';
-    for (const rs_cl_source *s = rs_cl_sources; s->name; s++)
-        if (rs_ocl_source_wanted(s->name, subgroups))
-            at += (size_t)snprintf(text + at, total - at, "\n#line 1 \"%s\"\n%s\n", s->name, s->text);
-    return text;
-}
-
 /* Build failed: put the options and the build log in last_error. */
 static redscan_status rs_ocl_build_failed(redscan_ctx *ctx, rs_ocl *o, cl_program prog, cl_int err,
                                           const char *options)
@@ -215,19 +179,19 @@ static redscan_status rs_ocl_build_failed(redscan_ctx *ctx, rs_ocl *o, cl_progra
     return st;
 }
 
-static redscan_status rs_ocl_build(redscan_ctx *ctx, rs_ocl *o, redscan_dtype dtype, redscan_dtype out_dtype,
-                                   redscan_op op, int subgroups, cl_program *program)
+static redscan_status rs_ocl_build(redscan_ctx *ctx, rs_ocl *o, rs_ocl_family family, redscan_dtype dtype,
+                                   redscan_dtype out_dtype, redscan_op op, cl_program *program)
 {
-    char options[192];
-    int len = snprintf(options, sizeof options, "-DRS_DTYPE=%d -DRS_OUT_DTYPE=%d -DRS_OP=%d", (int)dtype,
-                       (int)out_dtype, (int)op);
     /* Sub-group built-ins (clang's opencl-c headers among others) are only declared for OpenCL C 2.0 and later; the
      * default language is the device's highest 1.x. Only the sub-group program changes language. */
-    if (subgroups && len > 0 && (size_t)len < sizeof options)
-        snprintf(options + len, sizeof options - (size_t)len, " -DRS_SUBGROUPS=1%s%s",
-                 o->subgroup_std[0] ? " -cl-std=" : "", o->subgroup_std);
-    char *text = rs_ocl_source_text(subgroups);
-    if (!text) return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "out of host memory assembling the OpenCL source");
+    const int std = family == RS_OCL_PROG_REDUCE_SUBGROUP && o->subgroup_std[0];
+    char options[256];
+    snprintf(options, sizeof options, "-DRS_DTYPE=%d -DRS_OUT_DTYPE=%d -DRS_OP=%d%s%s%s", (int)dtype, (int)out_dtype,
+             (int)op, rs_ocl_family_options(family), std ? " -cl-std=" : "", std ? o->subgroup_std : "");
+    char *text = rs_ocl_family_source(family);
+    if (!text)
+        return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "out of host memory assembling the OpenCL program %s",
+                            rs_ocl_family_name(family));
     /* The on-disk cache first (ocl_cache.c): a build from source takes seconds on PoCL. */
     rs_ocl_cache_key key;
     rs_ocl_cache_key_init(o, text, options, &key);
@@ -273,12 +237,12 @@ static redscan_status rs_ocl_check_device(redscan_ctx *ctx, const rs_ocl *o, red
     return REDSCAN_OK;
 }
 
-static redscan_status rs_ocl_program_find(redscan_ctx *ctx, redscan_dtype dtype, redscan_dtype out_dtype,
-                                          redscan_op op, int subgroups, cl_program *program)
+redscan_status rs_ocl_program_get(redscan_ctx *ctx, rs_ocl_family family, redscan_dtype dtype,
+                                  redscan_dtype out_dtype, redscan_op op, cl_program *program)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     for (rs_ocl_program *p = o->programs; p; p = p->next)
-        if (p->dtype == dtype && p->out_dtype == out_dtype && p->op == op && p->subgroups == subgroups) {
+        if (p->family == family && p->dtype == dtype && p->out_dtype == out_dtype && p->op == op) {
             *program = p->program;
             return REDSCAN_OK;
         }
@@ -286,31 +250,19 @@ static redscan_status rs_ocl_program_find(redscan_ctx *ctx, redscan_dtype dtype,
     if (st != REDSCAN_OK) return st;
     rs_ocl_program_entry *e = calloc(1, sizeof *e);
     if (!e) return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "out of host memory");
-    st = rs_ocl_build(ctx, o, dtype, out_dtype, op, subgroups, &e->base.program);
+    st = rs_ocl_build(ctx, o, family, dtype, out_dtype, op, &e->base.program);
     if (st != REDSCAN_OK) {
         free(e);
         return st;
     }
+    e->base.family = family;
     e->base.dtype = dtype;
     e->base.out_dtype = out_dtype;
     e->base.op = op;
-    e->base.subgroups = subgroups;
     e->base.next = o->programs;
     o->programs = &e->base;
     *program = e->base.program;
     return REDSCAN_OK;
-}
-
-redscan_status rs_ocl_program_get(redscan_ctx *ctx, redscan_dtype dtype, redscan_dtype out_dtype, redscan_op op,
-                                  cl_program *program)
-{
-    return rs_ocl_program_find(ctx, dtype, out_dtype, op, 0, program);
-}
-
-redscan_status rs_ocl_program_get_subgroups(redscan_ctx *ctx, redscan_dtype dtype, redscan_dtype out_dtype,
-                                            redscan_op op, cl_program *program)
-{
-    return rs_ocl_program_find(ctx, dtype, out_dtype, op, 1, program);
 }
 
 /* ---------------------------------------------------------------- kernels */

@@ -29,15 +29,17 @@ typedef struct {
     const char *kernel_in; /* reads IN_T */
     const char *kernel_t;  /* reads the T partials of the previous pass */
     uint64_t tile;         /* TILE of docs/ALGORITHMS.md */
-    int subgroups;         /* needs sub-groups of RS_OCL_WARP; kernels in rs_ocl_program_get_subgroups's program */
+    rs_ocl_family family;  /* the program holding both kernels */
+    int subgroups;         /* needs sub-groups of RS_OCL_WARP (the sub-group program) */
 } rs_reduce_algo_info;
 
 static const rs_reduce_algo_info rs_reduce_algos[] = {
-    {REDSCAN_REDUCE_TREE, "reduce_tree_in", "reduce_tree_t", 512, 0},
-    {REDSCAN_REDUCE_INTERLEAVED, "reduce_interleaved_in", "reduce_interleaved_t", 256, 0},
-    {REDSCAN_REDUCE_COARSENED, "reduce_coarsened_in", "reduce_coarsened_t", 4096, 0},
-    {REDSCAN_REDUCE_WARP_SYNC, "reduce_warp_sync_in", "reduce_warp_sync_t", 512, 1},
-    {REDSCAN_REDUCE_SHUFFLE, "reduce_shuffle_in", "reduce_shuffle_t", 512, 1},
+    {REDSCAN_REDUCE_TREE, "reduce_tree_in", "reduce_tree_t", 512, RS_OCL_PROG_REDUCE_TREE, 0},
+    {REDSCAN_REDUCE_INTERLEAVED, "reduce_interleaved_in", "reduce_interleaved_t", 256, RS_OCL_PROG_REDUCE_INTERLEAVED,
+     0},
+    {REDSCAN_REDUCE_COARSENED, "reduce_coarsened_in", "reduce_coarsened_t", 4096, RS_OCL_PROG_REDUCE_COARSENED, 0},
+    {REDSCAN_REDUCE_WARP_SYNC, "reduce_warp_sync_in", "reduce_warp_sync_t", 512, RS_OCL_PROG_REDUCE_SUBGROUP, 1},
+    {REDSCAN_REDUCE_SHUFFLE, "reduce_shuffle_in", "reduce_shuffle_t", 512, RS_OCL_PROG_REDUCE_SUBGROUP, 1},
 };
 
 #define RS_OCL_WARP 32 /* RS_WARP of kernels_cl/reduce_common.clh */
@@ -77,12 +79,12 @@ static int rs_program_has_kernel(cl_program program, const char *name)
 /* warp_sync / shuffle, once the sub-group program is built: the compiler must have compiled the kernels (it does
  * only where it defines the sub-group extension macros) ... */
 static redscan_status rs_reduce_subgroup_program(redscan_ctx *ctx, redscan_reduce_algo algo, cl_program program,
-                                                 const rs_reduce_algo_info *info)
+                                                 const char *name_in, const char *name_t)
 {
     const rs_ocl *o = rs_ocl_of(ctx);
-    const char *missing = !rs_program_has_kernel(program, info->kernel_in) ? info->kernel_in
-                          : !rs_program_has_kernel(program, info->kernel_t) ? info->kernel_t
-                                                                             : NULL;
+    const char *missing = !rs_program_has_kernel(program, name_in) ? name_in
+                          : !rs_program_has_kernel(program, name_t) ? name_t
+                                                                    : NULL;
     if (!missing) return REDSCAN_OK;
     return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
                         "reduction algorithm '%s': device %s lists cl_khr_subgroups and "
@@ -144,20 +146,18 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
         return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED, "reduction algorithm %d is not available on OpenCL",
                             (int)algo);
 
-    cl_program program;
-    redscan_status st;
-    if (info->subgroups) {
-        st = rs_reduce_subgroup_device(ctx, algo);
-        if (st == REDSCAN_OK) st = rs_ocl_program_get_subgroups(ctx, req->dtype, req->out_dtype, req->op, &program);
-        if (st == REDSCAN_OK) st = rs_reduce_subgroup_program(ctx, algo, program, info);
-    } else {
-        st = rs_ocl_program_get(ctx, req->dtype, req->out_dtype, req->op, &program);
-    }
-    if (st != REDSCAN_OK) return st;
     /* coarsened on a CPU device (or REDSCAN_OPENCL_SHAPE=cpu): its CPU shape, the same partials bit for bit. */
     const int cpu = algo == REDSCAN_REDUCE_COARSENED && rs_ocl_cpu_shape(rs_ocl_of(ctx));
+    const rs_ocl_family family = cpu ? RS_OCL_PROG_REDUCE_COARSENED_CPU : info->family;
     const char *name_in = cpu ? "reduce_coarsened_cpu_in" : info->kernel_in;
-    const char *name_t = cpu ? "reduce_coarsened_cpu_t" : info->kernel_t;
+    const char *name_t = !rs_ocl_has_t_kernels(req->dtype, req->out_dtype) ? name_in
+                         : cpu                                              ? "reduce_coarsened_cpu_t"
+                                                                            : info->kernel_t;
+    cl_program program;
+    redscan_status st = info->subgroups ? rs_reduce_subgroup_device(ctx, algo) : REDSCAN_OK;
+    if (st == REDSCAN_OK) st = rs_ocl_program_get(ctx, family, req->dtype, req->out_dtype, req->op, &program);
+    if (st == REDSCAN_OK && info->subgroups) st = rs_reduce_subgroup_program(ctx, algo, program, name_in, name_t);
+    if (st != REDSCAN_OK) return st;
     redscan_status (*pass)(redscan_ctx *, cl_kernel, cl_mem, uint64_t, cl_mem, uint64_t, const char *) =
         cpu ? rs_reduce_pass_cpu : rs_reduce_pass;
     cl_kernel k_in = NULL, k_t = NULL;
@@ -168,8 +168,8 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
 
     st = rs_ocl_kernel(ctx, program, name_in, &k_in);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
-    if (st == REDSCAN_OK && info->subgroups) st = rs_reduce_subgroup_kernel(ctx, algo, k_in, info->kernel_in);
-    if (st == REDSCAN_OK && info->subgroups) st = rs_reduce_subgroup_kernel(ctx, algo, k_t, info->kernel_t);
+    if (st == REDSCAN_OK && info->subgroups) st = rs_reduce_subgroup_kernel(ctx, algo, k_in, name_in);
+    if (st == REDSCAN_OK && info->subgroups) st = rs_reduce_subgroup_kernel(ctx, algo, k_t, name_t);
     if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, 2, bytes, part);
     if (st != REDSCAN_OK) goto done;
 
@@ -204,7 +204,8 @@ redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max
 {
     /* rs_before (common.clh) takes its direction from RS_OP. */
     cl_program program;
-    redscan_status st = rs_ocl_program_get(ctx, dtype, dtype, want_max ? REDSCAN_MAX : REDSCAN_MIN, &program);
+    redscan_status st =
+        rs_ocl_program_get(ctx, RS_OCL_PROG_ARGEXT, dtype, dtype, want_max ? REDSCAN_MAX : REDSCAN_MIN, &program);
     if (st != REDSCAN_OK) return st;
     cl_kernel k_in = NULL, k_pairs = NULL;
     cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
@@ -263,7 +264,8 @@ redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size
                            void *values, uint64_t *indices)
 {
     cl_program program;
-    redscan_status st = rs_ocl_program_get(ctx, dtype, dtype, largest ? REDSCAN_MAX : REDSCAN_MIN, &program);
+    redscan_status st =
+        rs_ocl_program_get(ctx, RS_OCL_PROG_TOPK, dtype, dtype, largest ? REDSCAN_MAX : REDSCAN_MIN, &program);
     if (st != REDSCAN_OK) return st;
     cl_kernel k_in = NULL, k_pairs = NULL;
     cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */

@@ -26,15 +26,17 @@
 
 typedef struct {
     redscan_block_scan block;
-    const char *sfx;  /* kernel name suffix in scan_grid.cl */
-    uint64_t section; /* RS_SECTION_* of the block scan's header */
+    const char *sfx;           /* kernel name suffix in scan_grid.cl */
+    uint64_t section;          /* RS_SECTION_* of the block scan's header */
+    rs_ocl_family grid;        /* the program of its hierarchical and reduce_then_scan kernels */
+    rs_ocl_family single_pass; /* the program of its single-pass kernel */
 } rs_scan_block_info;
 
 static const rs_scan_block_info rs_scan_blocks[] = {
-    {REDSCAN_BLOCK_KOGGE_STONE, "ks", 256},
-    {REDSCAN_BLOCK_KOGGE_STONE_DB, "ksdb", 256},
-    {REDSCAN_BLOCK_BRENT_KUNG, "bk", 512},
-    {REDSCAN_BLOCK_COARSENED, "coarse", 2048},
+    {REDSCAN_BLOCK_KOGGE_STONE, "ks", 256, RS_OCL_PROG_SCAN_KS, RS_OCL_PROG_SINGLE_PASS_KS},
+    {REDSCAN_BLOCK_KOGGE_STONE_DB, "ksdb", 256, RS_OCL_PROG_SCAN_KSDB, RS_OCL_PROG_SINGLE_PASS_KSDB},
+    {REDSCAN_BLOCK_BRENT_KUNG, "bk", 512, RS_OCL_PROG_SCAN_BK, RS_OCL_PROG_SINGLE_PASS_BK},
+    {REDSCAN_BLOCK_COARSENED, "coarse", 2048, RS_OCL_PROG_SCAN_COARSE, RS_OCL_PROG_SINGLE_PASS_COARSE},
 };
 
 typedef struct {
@@ -139,7 +141,9 @@ static redscan_status rs_scan_totals(rs_scan_run *r, int lvl)
 {
     redscan_status st = REDSCAN_OK;
     cl_mem s = r->level[lvl];
-    if (!r->k_t) st = rs_scan_kernel(r, "scan_sections_t_", r->blk->sfx, &r->k_t);
+    /* scan_sections_t_B reads T; without a widening it is scan_sections_in_B (ocl_internal.h) */
+    const char *stem = rs_ocl_has_t_kernels(r->req->dtype, r->req->out_dtype) ? "scan_sections_t_" : "scan_sections_in_";
+    if (!r->k_t) st = rs_scan_kernel(r, stem, r->blk->sfx, &r->k_t);
     if (st != REDSCAN_OK) return st;
     if (lvl + 1 == r->nlevels) return rs_scan_sections(r, r->k_t, s, s, s, r->count[lvl], 1, 1);
     st = rs_scan_sections(r, r->k_t, s, s, r->level[lvl + 1], r->count[lvl], 1, 0);
@@ -222,9 +226,10 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
     if (!r.blk)
         return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "scan: unknown block algorithm %d", (int)block);
     if (grid == REDSCAN_GRID_SINGLE_PASS) /* ocl_scan_single_pass.c */
-        return rs_ocl_scan_single_pass(ctx, req, r.blk->sfx, r.blk->section, in, out, n);
+        return rs_ocl_scan_single_pass(ctx, req, r.blk->single_pass, r.blk->sfx, r.blk->section, in, out, n);
 
-    redscan_status st = rs_ocl_program_get(ctx, req->dtype, req->out_dtype, req->op, &r.program);
+    const rs_ocl_family family = cpu_shape ? RS_OCL_PROG_SCAN_COARSE_CPU : r.blk->grid;
+    redscan_status st = rs_ocl_program_get(ctx, family, req->dtype, req->out_dtype, req->op, &r.program);
     if (st != REDSCAN_OK) return st;
 
     cl_mem in_mem = (cl_mem)in, out_mem = (cl_mem)out;

@@ -42,8 +42,8 @@ static size_t rs_sp_dtype_size(redscan_dtype d)
     return (d == REDSCAN_INT32 || d == REDSCAN_UINT32 || d == REDSCAN_FLOAT32) ? 4 : 8;
 }
 
-redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req, const char *sfx, uint64_t section,
-                                       void *in, void *out, size_t n)
+redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req, rs_ocl_family family,
+                                       const char *sfx, uint64_t section, void *in, void *out, size_t n)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     if (!rs_sp_has_extension(o, "cl_khr_int64_base_atomics"))
@@ -66,7 +66,7 @@ redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req,
     const size_t bytes = (size_t)words * 8;
 
     cl_program program;
-    st = rs_ocl_program_get(ctx, req->dtype, req->out_dtype, req->op, &program);
+    st = rs_ocl_program_get(ctx, family, req->dtype, req->out_dtype, req->op, &program);
     if (st != REDSCAN_OK) return st;
     char name[64];
     snprintf(name, sizeof name, "scan_single_pass_%s", sfx);

@@ -51,8 +51,14 @@
         }                                                                                        \
     }
 
+/* A program holds one shape (ocl_program_families.c): the CPU-shaped program is built with -DRS_SHAPE_CPU and
+ * cpu_shape.clh, the GPU-shaped one without either. */
+#ifndef RS_SHAPE_CPU
 RS_COARSENED_KERNEL(reduce_coarsened_in, IN_T)
+#if RS_T_KERNELS
 RS_COARSENED_KERNEL(reduce_coarsened_t, T)
+#endif
+#else
 
 /* ---- CPU shape (docs/ALGORITHMS.md, "CPU shape"): the same partials, bit for bit, for CPU devices ----
  *   reduce_coarsened_cpu_in(global const IN_T *in, ulong n, global T *partials, ulong per)
@@ -120,4 +126,7 @@ static inline T rs_cpu_tree_seq(T16 *acc)
     }
 
 RS_COARSENED_CPU_KERNEL(reduce_coarsened_cpu_in, IN_T, rs_in16_u)
+#if RS_T_KERNELS
 RS_COARSENED_CPU_KERNEL(reduce_coarsened_cpu_t, T, rs_t16_u)
+#endif
+#endif /* RS_SHAPE_CPU */

@@ -32,4 +32,6 @@ inline void rs_tree_interleaved(local T *l, uint t)
     }
 
 RS_INTERLEAVED_KERNEL(reduce_interleaved_in, IN_T)
+#if RS_T_KERNELS
 RS_INTERLEAVED_KERNEL(reduce_interleaved_t, T)
+#endif

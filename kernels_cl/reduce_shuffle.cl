@@ -26,6 +26,8 @@ static inline void rs_shuffle_tail(local T *l, uint t, global T *out)
 }
 
 RS_TREE_KERNEL(reduce_shuffle_in, IN_T, rs_shuffle_tail)
+#if RS_T_KERNELS
 RS_TREE_KERNEL(reduce_shuffle_t, T, rs_shuffle_tail)
+#endif
 
 #endif

@@ -14,4 +14,6 @@ static inline void rs_tree_tail(local T *l, uint t, global T *out)
 }
 
 RS_TREE_KERNEL(reduce_tree_in, IN_T, rs_tree_tail)
+#if RS_T_KERNELS
 RS_TREE_KERNEL(reduce_tree_t, T, rs_tree_tail)
+#endif

@@ -29,6 +29,8 @@ static inline void rs_warp_sync_tail(local T *l, uint t, global T *out)
 }
 
 RS_TREE_KERNEL(reduce_warp_sync_in, IN_T, rs_warp_sync_tail)
+#if RS_T_KERNELS
 RS_TREE_KERNEL(reduce_warp_sync_t, T, rs_warp_sync_tail)
+#endif
 
 #endif

@@ -26,22 +26,12 @@
  * reads its whole section into local memory before it writes any of it: in == out is safe. Nothing is read or
  * written at or past n; local slots past n hold the identity. Indices are 64-bit. */
 
-/* Section loads and stores (rs_scan_load_in, rs_scan_load_t, rs_scan_store): scan_io.clh, shared with
- * scan_single_pass.cl. */
-
-/* The balanced pairwise tree over r[0..255], contiguous work-items at i = (t+1)*2d - 1 as in the Brent-Kung
- * up-sweep; returns the root r[255] to every work-item (ends after a barrier). */
-T rs_scan_tree_total(__local T *r)
-{
-    const uint t = (uint)get_local_id(0);
-    for (uint d = 1; d < RS_GROUP; d <<= 1) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const uint i = (t + 1) * 2 * d - 1;
-        if (i < RS_GROUP) r[i] = rs_combine(r[i - d], r[i]);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return r[RS_GROUP - 1];
-}
+/* Section loads and stores (rs_scan_load_in, rs_scan_load_t, rs_scan_store) and the section total
+ * (rs_scan_tree_total): scan_io.clh, shared with scan_single_pass.cl.
+ *
+ * A program holds the kernels of one block scan (ocl_program_families.c): the host builds it with one of
+ * -DRS_SCAN_BLOCK_KS, _KSDB, _BK, _COARSE and only that block's header, so a call never pays for compiling the
+ * other three blocks' kernels. */
 
 #define RS_SCAN_SECTIONS_KERNEL(B, SFX, SRC_T, SECTION, AUX)                                                         \
     __kernel void scan_sections_##SFX##_##B(__global const SRC_T *in, __global T *out, __global T *totals,           \
@@ -60,9 +50,15 @@ T rs_scan_tree_total(__local T *r)
         }                                                                                                            \
     }
 
+#if RS_T_KERNELS
+#define RS_SCAN_SECTIONS_T_KERNEL(B, SECTION, AUX) RS_SCAN_SECTIONS_KERNEL(B, t, T, SECTION, AUX)
+#else
+#define RS_SCAN_SECTIONS_T_KERNEL(B, SECTION, AUX)
+#endif
+
 #define RS_SCAN_GRID_KERNELS(B, SECTION, AUX)                                                                        \
     RS_SCAN_SECTIONS_KERNEL(B, in, IN_T, SECTION, AUX)                                                               \
-    RS_SCAN_SECTIONS_KERNEL(B, t, T, SECTION, AUX)                                                                   \
+    RS_SCAN_SECTIONS_T_KERNEL(B, SECTION, AUX)                                                                       \
                                                                                                                      \
     __kernel void tile_reduce_in_##B(__global const IN_T *in, __global T *totals, ulong n)                           \
     {                                                                                                                \
@@ -98,10 +94,17 @@ T rs_scan_tree_total(__local T *r)
         }                                                                                                            \
     }
 
+#if defined(RS_SCAN_BLOCK_KS)
 RS_SCAN_GRID_KERNELS(ks, RS_SECTION_KS, RS_AUX_KS)
+#elif defined(RS_SCAN_BLOCK_KSDB)
 RS_SCAN_GRID_KERNELS(ksdb, RS_SECTION_KSDB, RS_AUX_KSDB)
+#elif defined(RS_SCAN_BLOCK_BK)
 RS_SCAN_GRID_KERNELS(bk, RS_SECTION_BK, RS_AUX_BK)
+#elif defined(RS_SCAN_BLOCK_COARSE)
 RS_SCAN_GRID_KERNELS(coarse, RS_SECTION_COARSE, RS_AUX_COARSE)
+#else
+#error "a scan program is built for one block scan: -DRS_SCAN_BLOCK_KS, _KSDB, _BK or _COARSE"
+#endif
 
 /* data[i] = carry[i / section] (+) data[i] for i < n. No local memory; the barrier guards nothing, but it makes
  * PoCL run its loop over work-items inside the section loop (straight-line, vectorisable code: 5x faster than

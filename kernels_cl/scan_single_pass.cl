@@ -298,13 +298,14 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
                 ok_l = ok;                                                                                           \
             }                                                                                                        \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
-            if ((split || split2) && ok_l) {                                                                         \
+            /* the loops below run once or not at all: a uniform loop around barriers, not an if (see above) */      \
+            for (uint q = 0; q < ((split || split2) && ok_l ? 1u : 0u); ++q) {                                       \
                 rs_sp_fill(wst, wv, slots, tiles, g, p, 0, 1, spins, init);                                          \
                 barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
                 if (t == 0) ok_l = rs_sp_fold_groups(wst, wv, &a);                                                   \
                 barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
             }                                                                                                        \
-            if (!ok_l) {                                                                                             \
+            for (uint q = 0; q < (ok_l ? 0u : 1u); ++q) {                                                            \
                 rs_sp_slow st;                                                                                       \
                 if (t == 0) {                                                                                        \
                     st.phase = RS_SP_PH_W;                                                                           \
@@ -346,9 +347,17 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
         }                                                                                                            \
     }
 
+/* One block scan per program, as in scan_grid.cl. */
+#if defined(RS_SCAN_BLOCK_KS)
 RS_SCAN_SINGLE_PASS_KERNEL(ks, RS_SECTION_KS, RS_AUX_KS)
+#elif defined(RS_SCAN_BLOCK_KSDB)
 RS_SCAN_SINGLE_PASS_KERNEL(ksdb, RS_SECTION_KSDB, RS_AUX_KSDB)
+#elif defined(RS_SCAN_BLOCK_BK)
 RS_SCAN_SINGLE_PASS_KERNEL(bk, RS_SECTION_BK, RS_AUX_BK)
+#elif defined(RS_SCAN_BLOCK_COARSE)
 RS_SCAN_SINGLE_PASS_KERNEL(coarse, RS_SECTION_COARSE, RS_AUX_COARSE)
+#else
+#error "a scan program is built for one block scan: -DRS_SCAN_BLOCK_KS, _KSDB, _BK or _COARSE"
+#endif
 
 #endif /* cl_khr_int64_base_atomics */

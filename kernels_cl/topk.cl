@@ -62,6 +62,9 @@ inline void rs_topk_sort(local IN_T *lv, local ulong *li, uint t, ulong n)
         barrier(CLK_LOCAL_MEM_FENCE); /* lv/li[0..k-1] are read before the next tile rewrites them */ \
     }
 
+/* The argmin / argmax program (-DRS_PROGRAM_ARGEXT, with argext.cl) needs topk_small_1 alone; the top-k program
+ * has every kernel of this file. */
+#ifndef RS_PROGRAM_ARGEXT
 #define RS_TOPK_IN_VAL(p) in[p]
 #define RS_TOPK_IN_IDX(p) (p)
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_in(
@@ -78,6 +81,7 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_pairs(
 {
     RS_TOPK_BODY(m, RS_TOPK_PAIR_VAL, RS_TOPK_PAIR_IDX)
 }
+#endif /* RS_PROGRAM_ARGEXT */
 
 /* ---- small k (1 <= k <= 8): one pass over the input, one list per group (twin: topk.cu's topk_small) ----
  *   topk_small_K(global const IN_T *in, ulong n, uint k, global IN_T *out_val, global ulong *out_idx), K = 1, 2, 8
@@ -149,5 +153,7 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_pairs(
     }
 
 RS_TOPK_SMALL_KERNEL(1)
+#ifndef RS_PROGRAM_ARGEXT
 RS_TOPK_SMALL_KERNEL(2)
 RS_TOPK_SMALL_KERNEL(8)
+#endif

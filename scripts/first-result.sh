@@ -1,68 +1,75 @@
 #!/usr/bin/env bash
-# Time to the first result of a new process (docs/PERFORMANCE.md, "Time to the first result"), with the redscan
-# program cache (docs/CACHE.md) and PoCL's own kernel cache each cold (an empty directory) or warm (filled by the
-# run before). Every measurement is a fresh process of `redscan first-result` (redscan_create + one float32 sum of
-# 4096 elements); the script prints the median and the range of RUNS runs per configuration, as the tool measures
-# them (from main) and as seen from outside (fork + exec + exit, which adds loading the libraries).
+# Time to the first result of a new process, per family of operations (docs/PERFORMANCE.md, "Time to the first
+# result"). Every measurement is a fresh process of `redscan first-result --op OP` (redscan_create, then the first
+# call of that family on 65536 float32 values, checked), with the caches involved either cold (empty directories)
+# or warm (filled by the process before):
+#   - redscan's program cache (REDSCAN_CACHE_DIR, docs/CACHE.md),
+#   - PoCL's kernel cache (POCL_CACHE_DIR), and NVIDIA's (CUDA_CACHE_PATH) on a GPU machine.
+# Prints a Markdown table: median (min .. max) over RUNS runs of the time from main to the checked result, and the
+# create / call split of the median run.
 #
-#   scripts/first-result.sh [RUNS]          RUNS per configuration (default 5)
+#   scripts/first-result.sh [RUNS]                 RUNS per cell (default 3)
+#   scripts/first-result.sh --write [RUNS]         also replace the table in docs/PERFORMANCE.md (between the
+#                                                  first-result markers of the backend's section)
 #   REDSCAN_CLI=build-x/redscan scripts/first-result.sh
+#   REDSCAN_BACKEND=cuda scripts/first-result.sh   (default opencl; REDSCAN_OPENCL_DEVICE picks the device)
 #
-# Uses REDSCAN_CACHE_DIR and POCL_CACHE_DIR below a temporary directory; touches neither ~/.cache/redscan nor
-# ~/.cache/pocl. A cold PoCL cache makes every run compile kernels: expect seconds per run (and, for the first entry
-# written, PoCL compiling every kernel of the program: tens of seconds on a small CPU).
+# Touches neither ~/.cache/redscan nor ~/.cache/pocl nor ~/.nv: every directory is below a temporary one.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-runs=${1:-5}
+write=0
+if [[ "${1:-}" == --write ]]; then write=1; shift; fi
+runs=${1:-3}
 cli=${REDSCAN_CLI:-build/redscan}
 [[ -x $cli ]] || { echo "first-result.sh: $cli not found (build first, or set REDSCAN_CLI)" >&2; exit 2; }
+export REDSCAN_BACKEND=${REDSCAN_BACKEND:-opencl}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/redscan-first-result.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-export REDSCAN_BACKEND=opencl
+ops=(sum scan mean argmax topk)
 
-# one run: prints "<inside ms> <outside ms> <cache counters>"
+# one process with the caches below $1: prints "<total ms> <create ms> <call ms>"
 one() {
-  local t0 t1 line
-  t0=$(date +%s%N)
-  line=$("$cli" first-result)
-  t1=$(date +%s%N)
-  local inside=${line#first result }
-  inside=${inside%% ms*}
-  echo "$inside $(( (t1 - t0) / 1000 )) ${line#*program cache: }"
+  local dir=$1 op=$2 line
+  mkdir -p "$dir/redscan" "$dir/pocl" "$dir/nv"
+  line=$(REDSCAN_CACHE_DIR=$dir/redscan POCL_CACHE_DIR=$dir/pocl CUDA_CACHE_PATH=$dir/nv "$cli" first-result --op "$op") || {
+    echo "first-result.sh: redscan first-result --op $op failed" >&2
+    exit 1
+  }
+  # "first result T ms (create C ms, OP X ms; ..."
+  sed -E 's/^first result ([0-9.]+) ms \(create ([0-9.]+) ms, [a-z]+ ([0-9.]+) ms.*/\1 \2 \3/' <<<"$line"
 }
 
-# median and range of column 1 (inside ms), median of column 2 (outside us), over the lines on stdin
-summary() {
-  local lines inside outside
-  lines=$(cat)
-  inside=$(sort -n -k1,1 <<<"$lines" | awk '{ v[NR] = $1; $1 = ""; $2 = ""; note = $0 }
-    END { printf "%9.1f ms  (%.1f .. %.1f)", v[int((NR + 1) / 2)], v[1], v[NR]; printf "|%s", note }')
-  outside=$(sort -n -k2,2 <<<"$lines" | awk '{ v[NR] = $2 / 1000 } END { printf "%7.1f ms", v[int((NR + 1) / 2)] }')
-  echo "${inside%%|*}   outside $outside   ${inside#*|}"
+# median (min .. max) of the totals, and the split of the median run
+cell() {
+  sort -n -k1,1 | awk '{ t[NR] = $1; c[NR] = $2; o[NR] = $3 }
+    END { m = int((NR + 1) / 2); printf "%.0f ms (%.0f .. %.0f; create %.0f + call %.0f)", t[m], t[1], t[NR], c[m], o[m] }'
 }
 
-# configuration: $1 label, $2 redscan state (cold|warm|off), $3 pocl state (cold|warm)
-measure() {
-  local label=$1 rs=$2 pocl=$3 i
-  local rdir=$tmp/redscan-$rs pdir=$tmp/pocl-$pocl
-  for ((i = 0; i < runs; i++)); do
-    [[ $rs == cold ]] && rm -rf "$rdir"
-    [[ $pocl == cold ]] && { rm -rf "$pdir"; mkdir -p "$pdir"; }
-    if [[ $rs == off ]]; then
-      REDSCAN_CACHE=0 POCL_CACHE_DIR=$pdir one
-    else
-      REDSCAN_CACHE_DIR=$rdir POCL_CACHE_DIR=$pdir one
-    fi
-  done | summary | sed "s/^/$(printf '%-34s' "$label")/"
-}
+device=$("$cli" info 2>/dev/null | sed -n "s/^  REDSCAN_BACKEND=[a-z]* -> *//p" | head -n 1)
+table=$(
+  echo "| operation (first call, float32, n = 65536) | cold caches | warm caches |"
+  echo "| --- | ---: | ---: |"
+  for op in "${ops[@]}"; do
+    cold=$(for ((i = 0; i < runs; i++)); do rm -rf "$tmp/cold"; one "$tmp/cold" "$op"; done | cell)
+    rm -rf "$tmp/warm"; one "$tmp/warm" "$op" >/dev/null # fill
+    warm=$(for ((i = 0; i < runs; i++)); do one "$tmp/warm" "$op"; done | cell)
+    echo "| $op | $cold | $warm |"
+  done
+)
+header="\`scripts/first-result.sh $runs\`, $REDSCAN_BACKEND${device:+ ($device)}, $($cli --version | head -n 1), $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1 /proc/loadavg) at the end; median (min .. max) of $runs fresh processes per cell:"
+echo "$header"
+echo
+echo "$table"
 
-echo "== redscan first-result, $runs runs each: $($cli --version), $(nproc) cores, $(date -u +%Y-%m-%d)"
-# fill the warm directories once (not measured): the redscan entry and PoCL's kernels for it
-mkdir -p "$tmp/pocl-warm"
-REDSCAN_CACHE_DIR=$tmp/redscan-warm POCL_CACHE_DIR=$tmp/pocl-warm "$cli" first-result >/dev/null
-printf '%-34s%s\n' "configuration" "   median (min .. max), from main; outside = whole process"
-measure "redscan warm, PoCL warm" warm warm
-measure "redscan off,  PoCL warm" off warm
-measure "redscan warm, PoCL cold" warm cold
-measure "redscan off,  PoCL cold" off cold
-measure "redscan cold, PoCL cold" cold cold
+if [[ $write == 1 ]]; then
+  doc=docs/PERFORMANCE.md
+  begin="<!-- first-result:$REDSCAN_BACKEND:begin -->"
+  end="<!-- first-result:$REDSCAN_BACKEND:end -->"
+  grep -qF "$begin" "$doc" || { echo "first-result.sh: no '$begin' marker in $doc" >&2; exit 1; }
+  block=$(printf '%s\n%s\n\n%s\n%s' "$begin" "$header" "$table" "$end")
+  BLOCK=$block awk -v b="$begin" -v e="$end" '
+    $0 == b { print ENVIRON["BLOCK"]; skip = 1; next }
+    $0 == e { skip = 0; next }
+    !skip { print }' "$doc" >"$tmp/doc" && cp "$tmp/doc" "$doc"
+  echo "first-result.sh: table written to $doc"
+fi

@@ -7,7 +7,8 @@
 #
 #   scripts/gpu-check.sh [--quick] [steps...]
 #     --quick: only memcheck among the sanitizers, and no benchmark
-#     steps (default all): build suites parity large sanitize bench   (the device tool allows 10 minutes a
+#     steps (default all but first): build first suites parity large sanitize bench (first: time to the first
+#     result per family, scripts/first-result.sh on CUDA and NVIDIA's OpenCL)   (the device tool allows 10 minutes a
 #     command, so a lent machine runs it as two calls: "build suites parity large", then "build sanitize bench";
 #     the second build is a no-op on a warm machine)
 set -uo pipefail
@@ -47,6 +48,22 @@ if [ ! -x build-gpu/redscan ]; then
     tail -n 60 "$OUT/build.log"; tar czf "$FINAL/gpu-logs.tgz" -C "$OUT" .; printf '%s\n' "${ROWS[@]}"; exit 1
 fi
 build-gpu/redscan info >"$OUT/info.txt" 2>&1
+
+# Time to the first result per family (docs/PERFORMANCE.md): CUDA and NVIDIA's OpenCL, fresh processes, caches
+# cold and warm (scripts/first-result.sh); on CUDA also the create / first-call split with lazy and eager module
+# loading, to show where the time goes.
+if want first; then
+    (REDSCAN_CLI=build-gpu/redscan REDSCAN_BACKEND=cuda scripts/first-result.sh 3 >"$OUT/first-cuda.md" 2>&1
+     REDSCAN_CLI=build-gpu/redscan REDSCAN_BACKEND=opencl REDSCAN_OPENCL_DEVICE=nvidia scripts/first-result.sh 3 \
+         >"$OUT/first-ocl-nvidia.md" 2>&1
+     for mode in LAZY EAGER; do
+         for i in 1 2 3; do CUDA_MODULE_LOADING=$mode REDSCAN_BACKEND=cuda build-gpu/redscan first-result --op all \
+             | sed "s/^/$mode: /"; done
+     done >"$OUT/first-cuda-split.txt" 2>&1
+     cat "$OUT/first-cuda.md" "$OUT/first-ocl-nvidia.md" "$OUT/first-cuda-split.txt") >"$OUT/first.log" 2>&1
+    row "first result per family" INFO "first.log"
+    cat "$OUT/first.log"
+fi
 
 cd build-gpu
 if want suites; then

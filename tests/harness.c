@@ -44,6 +44,9 @@ void *h_malloc(size_t bytes)
 }
 
 int h_level(void) { return g_level; }
+
+static unsigned g_shard = 0, g_shards = 1; /* 0-based shard of g_shards */
+int h_shard(unsigned key) { return key % g_shards == g_shard; }
 int h_exact_order(void) { return g_exact; }
 int h_verbose(void) { return g_verbose; }
 
@@ -55,6 +58,17 @@ redscan_ctx *h_open(const char *program)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if ((s = getenv("REDSCAN_TEST_SEED")) && *s) g_seed = strtoull(s, NULL, 0);
     if ((s = getenv("REDSCAN_TEST_LEVEL")) && *s) g_level = atoi(s);
+    if ((s = getenv("REDSCAN_TEST_SHARD")) && *s) {
+        unsigned i = 0, n = 0;
+        char tail = 0;
+        if (sscanf(s, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n) {
+            fprintf(stderr, "%s: REDSCAN_TEST_SHARD='%s' is not i/N with 1 <= i <= N\n", program, s);
+            exit(1);
+        }
+        g_shard = i - 1;
+        g_shards = n;
+        printf("%s: shard %u of %u\n", program, i, n);
+    }
     if ((s = getenv("REDSCAN_TEST_EXACT_ORDER")) && *s) g_exact = atoi(s) != 0;
     if ((s = getenv("REDSCAN_TEST_VERBOSE")) && *s) g_verbose = atoi(s) != 0;
     if ((s = getenv("REDSCAN_TEST_FILTER")) && *s) g_filter = s;

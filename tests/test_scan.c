@@ -736,8 +736,10 @@ int main(void)
     double t0 = h_now();
     const int L = h_level();
 
+    /* REDSCAN_TEST_SHARD (CTest runs test_scan as two shards in parallel): the op-indexed sweeps go by op, so the
+     * shards build disjoint programs; the targeted parts go whole to one shard or the other. */
     /* single pass: runs (UNSUPPORTED while SINGLE_PASS_IMPLEMENTED is 0) */
-    if (h_case("single_pass grid status")) {
+    if (h_shard(0) && h_case("single_pass grid status")) {
         int32_t x[5] = {1, 2, 3, 4, 5}, y[5];
         for (unsigned bi = 0; bi < NBLOCKS; bi++) {
             redscan_scan_desc desc = {REDSCAN_SUM, REDSCAN_INT32, 0, 0, NULL, BLOCKS[bi], REDSCAN_GRID_SINGLE_PASS, 0};
@@ -752,9 +754,9 @@ int main(void)
         }
     }
 
-    empty_scans();
-    exclusive_first();
-    if (SINGLE_PASS_IMPLEMENTED && !grid_unsupported(REDSCAN_GRID_SINGLE_PASS)) {
+    if (h_shard(0)) empty_scans();
+    if (h_shard(1)) exclusive_first();
+    if (h_shard(0) && SINGLE_PASS_IMPLEMENTED && !grid_unsupported(REDSCAN_GRID_SINGLE_PASS)) {
         double t1 = h_now();
         single_pass_fallback();
         printf("single_pass forced fallback: %.1f s\n", h_now() - t1);
@@ -766,7 +768,7 @@ int main(void)
     static const size_t small[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257, 511, 512, 513};
     for (size_t si = 0; si < sizeof small / sizeof small[0]; si++)
         for (unsigned oi = 0; oi < 4; oi++)
-            for (unsigned ti = 0; ti < NTYPES; ti++) {
+            for (unsigned ti = 0; ti < NTYPES && h_shard(oi); ti++) {
                 int ng = h_gen_count(TYPES[ti].in);
                 if (L >= 2 || small[si] == 257) {
                     for (int g = 0; g < ng; g++) family(OPS[oi], ti, small[si], (h_gen)g, 1, 0, si % 3 == 0);
@@ -792,7 +794,7 @@ int main(void)
         unsigned stride = L >= 2 ? 2 : L == 0 ? 16 : 8;
         for (size_t si = 0; si < nm; si++)
             for (unsigned oi = 0; oi < 4; oi++)
-                for (unsigned ti = 0; ti < NTYPES; ti++) {
+                for (unsigned ti = 0; ti < NTYPES && h_shard(oi); ti++) {
                     unsigned ng = (unsigned)h_gen_count(TYPES[ti].in);
                     family(OPS[oi], ti, medium[si], (h_gen)((si + oi + ti) % ng), stride,
                            (unsigned)(si * 3 + oi * 5 + ti), si % 4 == 0);
@@ -803,6 +805,7 @@ int main(void)
     /* per block: sizes that need 2 and 3 levels; covering op/type/mode rotation, all grids */
     t0 = h_now();
     for (unsigned bi = 0; bi < 4; bi++) {
+        if (!h_shard(bi)) continue;
         redscan_block_scan b = BLOCKS[bi];
         size_t S = ref_scan_section(b);
         size_t sizes[] = {S * S - 1, S * S + 1, 2 * S * S + 1};
@@ -831,6 +834,7 @@ int main(void)
     {
         static const size_t large[] = {(1u << 20) - 3, (1u << 20), (1u << 20) + 3, (1u << 24) + 1};
         for (size_t li = 0; li < 4; li++) {
+            if (!h_shard((unsigned)li)) continue;
             unsigned per = L == 0 ? 3 : (large[li] > (1u << 23) ? 5 : 9);
             if (L >= 2) per = 12;
             for (unsigned k = 0; k < per; k++) {
@@ -845,7 +849,7 @@ int main(void)
             }
         }
         /* 2^26 + 3: four levels of the kogge_stone hierarchy */
-        if (L >= 1) {
+        if (L >= 1 && h_shard(1)) {
             const size_t n = (1u << 26) + 3;
             single(REDSCAN_SUM, 0, n, GEN_EDGE, REDSCAN_BLOCK_COARSENED, REDSCAN_GRID_HIERARCHICAL, 0, 0, 0);
             single(REDSCAN_SUM, 4, n, GEN_PLAIN, REDSCAN_BLOCK_KOGGE_STONE, REDSCAN_GRID_REDUCE_THEN_SCAN, 1, 1, 1);
@@ -854,8 +858,8 @@ int main(void)
     printf("large sizes: %.1f s\n", h_now() - t0);
 
     t0 = h_now();
-    seed001_regressions();
-    widening_overflow();
+    if (h_shard(0)) seed001_regressions();
+    if (h_shard(1)) widening_overflow();
     printf("regressions and widenings: %.1f s\n", h_now() - t0);
     return h_done();
 }
