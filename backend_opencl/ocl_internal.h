@@ -33,7 +33,10 @@ typedef enum {
     RS_OCL_PROG_REDUCE_COARSENED_CPU, /* the CPU shape (ocl_shape.c) */
     RS_OCL_PROG_REDUCE_SUBGROUP,      /* warp_sync and shuffle: OpenCL C 2.0 / 3.0, sub-group built-ins */
     RS_OCL_PROG_ARGEXT,               /* argmin / argmax: topk_small_1 and argext_pairs */
-    RS_OCL_PROG_TOPK,
+    RS_OCL_PROG_TOPK_1, /* top-k, k = 1: topk_small_1 and topk_pairs */
+    RS_OCL_PROG_TOPK_2, /* k = 2 */
+    RS_OCL_PROG_TOPK_8, /* 2 < k <= 8 */
+    RS_OCL_PROG_TOPK_LARGE, /* k > 8: topk_in and topk_pairs */
     RS_OCL_PROG_SCAN_KS, /* hierarchical and reduce_then_scan kernels of one block scan */
     RS_OCL_PROG_SCAN_KSDB,
     RS_OCL_PROG_SCAN_BK,

@@ -263,9 +263,13 @@ done:
 redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                            void *values, uint64_t *indices)
 {
+    const int small = k <= RS_TOPK_SMALL_MAX;
+    const rs_ocl_family family = !small ? RS_OCL_PROG_TOPK_LARGE
+                                 : k == 1 ? RS_OCL_PROG_TOPK_1
+                                 : k == 2 ? RS_OCL_PROG_TOPK_2
+                                          : RS_OCL_PROG_TOPK_8;
     cl_program program;
-    redscan_status st =
-        rs_ocl_program_get(ctx, RS_OCL_PROG_TOPK, dtype, dtype, largest ? REDSCAN_MAX : REDSCAN_MIN, &program);
+    redscan_status st = rs_ocl_program_get(ctx, family, dtype, dtype, largest ? REDSCAN_MAX : REDSCAN_MIN, &program);
     if (st != REDSCAN_OK) return st;
     cl_kernel k_in = NULL, k_pairs = NULL;
     cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
@@ -274,7 +278,6 @@ redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size
      * else topk_in, the best k of every tile of RS_TOPK_TILE. Later passes: topk_pairs, the best k of every tile
      * of the candidates, until k are left. */
     rs_ocl *o = rs_ocl_of(ctx);
-    const int small = k <= RS_TOPK_SMALL_MAX;
     const char *name_in = !small ? "topk_in" : k == 1 ? "topk_small_1" : k == 2 ? "topk_small_2" : "topk_small_8";
     const size_t groups1 = small ? rs_small_groups(o, n) : rs_ocl_groups_for(o, rs_div_up(n, RS_TOPK_TILE));
     const uint64_t m1 = small ? (uint64_t)groups1 * k : rs_div_up(n, RS_TOPK_TILE) * k;

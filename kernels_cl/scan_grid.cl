@@ -94,7 +94,15 @@
         }                                                                                                            \
     }
 
-#if defined(RS_SCAN_BLOCK_KS)
+#if defined(RS_SHAPE_CPU) && defined(RS_SCAN_BLOCK_COARSE)
+/* The CPU shape's program (with scan_coarsened_cpu.cl) takes only the totals scan from here: the kernel that reads T
+ * (scan_sections_t_coarse, or scan_sections_in_coarse when IN_T is T: RS_T_KERNELS) and scan_add_carry. */
+#if RS_T_KERNELS
+RS_SCAN_SECTIONS_KERNEL(coarse, t, T, RS_SECTION_COARSE, RS_AUX_COARSE)
+#else
+RS_SCAN_SECTIONS_KERNEL(coarse, in, IN_T, RS_SECTION_COARSE, RS_AUX_COARSE)
+#endif
+#elif defined(RS_SCAN_BLOCK_KS)
 RS_SCAN_GRID_KERNELS(ks, RS_SECTION_KS, RS_AUX_KS)
 #elif defined(RS_SCAN_BLOCK_KSDB)
 RS_SCAN_GRID_KERNELS(ksdb, RS_SECTION_KSDB, RS_AUX_KSDB)

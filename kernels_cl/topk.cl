@@ -62,9 +62,10 @@ inline void rs_topk_sort(local IN_T *lv, local ulong *li, uint t, ulong n)
         barrier(CLK_LOCAL_MEM_FENCE); /* lv/li[0..k-1] are read before the next tile rewrites them */ \
     }
 
-/* The argmin / argmax program (-DRS_PROGRAM_ARGEXT, with argext.cl) needs topk_small_1 alone; the top-k program
- * has every kernel of this file. */
-#ifndef RS_PROGRAM_ARGEXT
+/* Which kernels a program holds (ocl_program_families.c): a top-k program is built with -DRS_TOPK_SMALL=K, K = 1, 2
+ * or 8 (topk_small_K and topk_pairs) or 0 (topk_in and topk_pairs), so that it compiles only what one k needs; the
+ * argmin / argmax program (argext.cl) leaves RS_TOPK_SMALL undefined and gets topk_small_1 alone. */
+#if defined(RS_TOPK_SMALL) && RS_TOPK_SMALL == 0
 #define RS_TOPK_IN_VAL(p) in[p]
 #define RS_TOPK_IN_IDX(p) (p)
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_in(
@@ -72,6 +73,9 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_in(
 {
     RS_TOPK_BODY(n, RS_TOPK_IN_VAL, RS_TOPK_IN_IDX)
 }
+#endif
+
+#ifdef RS_TOPK_SMALL
 
 #define RS_TOPK_PAIR_VAL(p) val[p]
 #define RS_TOPK_PAIR_IDX(p) idx[p]
@@ -81,7 +85,7 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_pairs(
 {
     RS_TOPK_BODY(m, RS_TOPK_PAIR_VAL, RS_TOPK_PAIR_IDX)
 }
-#endif /* RS_PROGRAM_ARGEXT */
+#endif
 
 /* ---- small k (1 <= k <= 8): one pass over the input, one list per group (twin: topk.cu's topk_small) ----
  *   topk_small_K(global const IN_T *in, ulong n, uint k, global IN_T *out_val, global ulong *out_idx), K = 1, 2, 8
@@ -152,8 +156,10 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_pairs(
                 }                                                                                                   \
     }
 
+#if !defined(RS_TOPK_SMALL) || RS_TOPK_SMALL == 1
 RS_TOPK_SMALL_KERNEL(1)
-#ifndef RS_PROGRAM_ARGEXT
+#elif RS_TOPK_SMALL == 2
 RS_TOPK_SMALL_KERNEL(2)
+#elif RS_TOPK_SMALL == 8
 RS_TOPK_SMALL_KERNEL(8)
 #endif
