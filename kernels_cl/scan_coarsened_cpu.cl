@@ -1,5 +1,6 @@
-/* CPU shape of the coarsened block scan in the reduce-then-scan grid (docs/ALGORITHMS.md, "CPU shape"). Twin:
- * kernels_cu/scan_coarsened_cpu.cu (a comment only: the CPU shape is OpenCL-only, CUDA devices are GPUs).
+/* CPU shape of the coarsened block scan in the reduce-then-scan grid (docs/ALGORITHMS.md, "CPU shape"). No CUDA
+ * twin: the CPU shape is OpenCL-only (CUDA devices are GPUs, which run the GPU-shaped kernels of the same expression,
+ * tile_reduce_in_coarse and scan_tile_seeded_in_coarse of scan_grid.cu).
  *
  *   tile_reduce_cpu_in_coarse(global const IN_T *in, global T *totals, ulong n, ulong per)
  *       totals[j] = the total of section j: the bits of tile_reduce_in_coarse (scan_grid.cl).

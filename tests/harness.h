@@ -39,8 +39,8 @@ redscan_ctx *h_open(const char *program);
 int h_done(void);
 int h_level(void);
 /* REDSCAN_TEST_SHARD=i/N (1 <= i <= N): this process runs the items whose key k has k % N == i - 1, so that N
- * processes (CTest runs them in parallel) share one program's cases; unset: every item. The keys are chosen so that
- * the shards build disjoint OpenCL programs (e.g. the op index), never compiling a kernel twice. */
+ * processes (CTest runs them in parallel) share one program's cases; unset: every item. Keys such as the op index
+ * make the shards build mostly disjoint OpenCL programs, so that little is compiled twice. */
 int h_shard(unsigned key);
 int h_exact_order(void);
 int h_verbose(void);
