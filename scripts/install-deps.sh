@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the system packages redscan needs to build and test, only those that are missing (Debian/Ubuntu):
-#   cmake (>= 3.20) gcc make libc6-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo
+#   cmake (>= 3.20) gcc make libc6-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo pkg-config
 # Uses sudo only when not root. Runs `apt-get update` only when a package has no install candidate or the
 # first install attempt fails. Set REDSCAN_SKIP_DEPS=1 to skip this step entirely.
 set -euo pipefail
@@ -36,6 +36,7 @@ fi
 need_cmd gcc gcc
 need_cmd make make
 need_cmd clinfo clinfo
+need_cmd pkg-config pkg-config
 if [[ $have_dpkg == 1 ]]; then
   need_pkg libc6-dev
   need_pkg pocl-opencl-icd

@@ -51,7 +51,17 @@ static const redscan_block_scan k_blocks[] = {REDSCAN_BLOCK_KOGGE_STONE, REDSCAN
                                               REDSCAN_BLOCK_BRENT_KUNG, REDSCAN_BLOCK_COARSENED};
 static const redscan_grid_scan k_grids[] = {REDSCAN_GRID_HIERARCHICAL, REDSCAN_GRID_REDUCE_THEN_SCAN,
                                             REDSCAN_GRID_SINGLE_PASS};
+/* The headline run (bench_opts.headline) times what a caller gets by default: the AUTO algorithms. */
+static const redscan_reduce_algo k_ralgos_auto[] = {REDSCAN_REDUCE_AUTO};
+static const redscan_block_scan k_blocks_auto[] = {REDSCAN_BLOCK_AUTO};
+static const redscan_grid_scan k_grids_auto[] = {REDSCAN_GRID_AUTO};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define RALGOS(o) ((o)->headline ? k_ralgos_auto : k_ralgos)
+#define NRALGOS(o) ((o)->headline ? COUNT(k_ralgos_auto) : COUNT(k_ralgos))
+#define BLOCKS(o) ((o)->headline ? k_blocks_auto : k_blocks)
+#define NBLOCKS(o) ((o)->headline ? COUNT(k_blocks_auto) : COUNT(k_blocks))
+#define GRIDS(o) ((o)->headline ? k_grids_auto : k_grids)
+#define NGRIDS(o) ((o)->headline ? COUNT(k_grids_auto) : COUNT(k_grids))
 
 static int cases_per_dtype(const bench_opts *o, size_t n)
 {
@@ -59,9 +69,9 @@ static int cases_per_dtype(const bench_opts *o, size_t n)
     for (int i = 0; i < COUNT(k_ops); ++i)
         nops += bench_op_on(o, (int)k_ops[i]);
     if (o->do_reduce)
-        c += nops * COUNT(k_ralgos) + bench_op_on(o, OP_ARGMAX) + (n >= 2 && bench_op_on(o, OP_TOP2));
+        c += nops * NRALGOS(o) + bench_op_on(o, OP_ARGMAX) + (n >= 2 && bench_op_on(o, OP_TOP2));
     if (o->do_scan)
-        c += nops * COUNT(k_blocks) * COUNT(k_grids);
+        c += nops * NBLOCKS(o) * NGRIDS(o);
     return c;
 }
 
@@ -118,13 +128,13 @@ static int bench_dtype(bench_state *st, const bench_opts *o, redscan_dtype dt, s
                 if (k_ops[oi] == REDSCAN_SUM)
                     bench_loop_row(st, o, &d, CASE_REDUCE, k_ops[oi], opname, 1);
             }
-            for (int ai = 0; ai < COUNT(k_ralgos); ++ai) {
+            for (int ai = 0; ai < NRALGOS(o); ++ai) {
                 bench_case c;
                 memset(&c, 0, sizeof c);
                 c.kind = CASE_REDUCE;
                 c.op = k_ops[oi];
                 c.dt = dt;
-                c.ralgo = k_ralgos[ai];
+                c.ralgo = RALGOS(o)[ai];
                 c.n = n;
                 snprintf(algo, sizeof algo, "%s", redscan_reduce_algo_name(c.ralgo));
                 s = bench_ours(st, o, &d, &c, opname, algo);
@@ -161,16 +171,16 @@ static int bench_dtype(bench_state *st, const bench_opts *o, redscan_dtype dt, s
             bench_cub_row(st, o, &d, CASE_SCAN, k_ops[oi], opname);
             if (st->host_refs)
                 bench_loop_row(st, o, &d, CASE_SCAN, k_ops[oi], opname, 0);
-            for (int bi = 0; bi < COUNT(k_blocks); ++bi) {
-                for (int gi = 0; gi < COUNT(k_grids); ++gi) {
+            for (int bi = 0; bi < NBLOCKS(o); ++bi) {
+                for (int gi = 0; gi < NGRIDS(o); ++gi) {
                     bench_case c;
                     memset(&c, 0, sizeof c);
                     c.kind = CASE_SCAN;
                     c.op = k_ops[oi];
                     c.dt = dt;
                     c.exclusive = o->exclusive;
-                    c.block = k_blocks[bi];
-                    c.grid = k_grids[gi];
+                    c.block = BLOCKS(o)[bi];
+                    c.grid = GRIDS(o)[gi];
                     c.n = n;
                     snprintf(algo, sizeof algo, "%s/%s", redscan_block_scan_name(c.block),
                              redscan_grid_scan_name(c.grid));

@@ -133,7 +133,7 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
     o->do_reduce = o->do_scan = 1;
     o->host_refs = -1;
     o->rotate = 1;
-    int scan_only = 0, reduce_only = 0;
+    int scan_only = 0, reduce_only = 0, chose_lists = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *val = NULL;
@@ -190,12 +190,14 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
                 return bench_usage_error("--csv needs a file name%s", "");
             o->csv_path = val;
         } else if (!strcmp(name, "--dtypes")) {
+            chose_lists = 1;
             o->dtype_mask = parse_name_list(val, k_dtype_names, 7);
             if (!o->dtype_mask)
                 return bench_usage_error("--dtypes: '%s' is not a list of int32, uint32, int64, uint64, float32, "
                                          "float64",
                                          val);
         } else if (!strcmp(name, "--ops")) {
+            chose_lists = 1;
             o->op_mask = parse_name_list(val, k_op_names, 6);
             if (!o->op_mask)
                 return bench_usage_error("--ops: '%s' is not a list of sum, prod, min, max, argmax, top2", val);
@@ -236,8 +238,14 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
     }
     if (scan_only && reduce_only)
         return bench_usage_error("--scan-only and --reduce-only exclude each other%s", "");
+    o->headline = !o->full && !o->quick && !o->sizes_given && !o->algos && !scan_only && !reduce_only &&
+                  o->dtype_mask == 0x7Eu && o->op_mask == 0x3Fu && !chose_lists;
+    if (o->headline) {
+        o->dtype_mask = (1u << REDSCAN_INT32) | (1u << REDSCAN_FLOAT32);
+        o->op_mask = (1u << REDSCAN_SUM) | (1u << OP_ARGMAX) | (1u << OP_TOP2);
+    }
     if (o->full && (o->sizes_given || o->quick))
-        return bench_usage_error("--full excludes --sizes and --quick%s", "");
+        return bench_usage_error("--full (the whole sweep at the default sizes) excludes --sizes and --quick%s", "");
     if (scan_only)
         o->do_reduce = 0;
     if (reduce_only)
@@ -248,14 +256,14 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
 const char *bench_default_sizes(bench_opts *o, int is_cpu)
 {
     static const int gpu[3] = {16, 20, 24}, cpu[3] = {12, 16, 20}, quick[3] = {10, 14, 17};
-    if (o->full) {
-        o->nsizes = 0;
-        for (int e = 10; e <= 28; ++e)
-            o->sizes[o->nsizes++] = (size_t)1 << e;
-        return "--full: 2^10..2^28, each size that fits in memory";
+    if (o->headline) { /* one size well past the caches: 256 MiB of float32 on a GPU, 64 MiB on a CPU */
+        o->sizes[0] = (size_t)1 << (is_cpu == 1 ? 24 : 26);
+        o->nsizes = 1;
+        return is_cpu == 1 ? "headline (a CPU device; GPUs get 2^26; --full: the whole sweep)"
+                           : "headline (--full: the whole sweep)";
     }
     const int *e = gpu;
-    const char *why = "default";
+    const char *why = o->full ? "--full" : "default";
     if (o->quick) {
         e = quick;
         why = "--quick";

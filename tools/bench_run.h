@@ -37,6 +37,10 @@ typedef struct {
     unsigned dtype_mask; /* bit dtype: run it */
     unsigned op_mask;    /* bits 0-3: redscan_op, bit OP_ARGMAX, bit OP_TOP2 */
     int quick;
+    /* No option chose cases or sizes: the headline run (sum, scan, argmax, top-2 of int32 and float32 with the
+     * AUTO algorithms at one size that shows bandwidth, next to the references); the sweep is --full or any of
+     * --sizes, --quick, --dtypes, --ops, --algos, --scan-only, --reduce-only. */
+    int headline;
     const char *csv_path;
     int do_reduce;
     int do_scan;

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Install check (CI): the installed redscan works for a consumer that is not this source tree.
+#   1. `cmake --install` of the build in BUILD (default build/, made by scripts/test.sh) into a temporary prefix;
+#      examples/hello built against it twice, through find_package(redscan) and through
+#      `cc $(pkg-config --cflags --libs redscan)`, and run (exit 0 only when its results are right).
+#   2. The same with a static libredscan (BUILD_SHARED_LIBS=OFF, OpenCL only, in build-static/):
+#      find_package, and `pkg-config --static`.
+#   3. `cpack -G DEB` in BUILD; the .deb installed with dpkg (when dpkg is here and we are root), the example built
+#      against /usr with pkg-config and run, the package removed again, and nothing of it left behind.
+# Runs the example on REDSCAN_BACKEND (default opencl: PoCL on a machine without a GPU). Exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+root=$PWD
+build=${BUILD:-build}
+export REDSCAN_BACKEND=${REDSCAN_BACKEND:-opencl}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/redscan-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "install-check: FAILED: $*"; status=1; }
+step() { echo "== install-check: $*"; }
+
+# example <label> <prefix> [static]: build it through find_package and through pkg-config, run both
+example() {
+  local label=$1 prefix=$2 static=${3:-}
+  rm -rf "$tmp/ex-$label"
+  if cmake -S examples/hello -B "$tmp/ex-$label" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/ex-$label.log" 2>&1 &&
+     cmake --build "$tmp/ex-$label" >>"$tmp/ex-$label.log" 2>&1; then
+    "$tmp/ex-$label/hello" || fail "$label: the find_package build of examples/hello did not run right"
+  else
+    tail -n 20 "$tmp/ex-$label.log"; fail "$label: examples/hello does not build through find_package"
+  fi
+  local pc=(pkg-config) flags
+  [[ -n $static ]] && pc+=(--static)
+  if flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$prefix/lib/x86_64-linux-gnu/pkgconfig" "${pc[@]}" --cflags --libs redscan); then
+    # shellcheck disable=SC2086
+    if cc -std=c11 examples/hello/hello.c -o "$tmp/hello-pc-$label" $flags -Wl,-rpath,"$prefix/lib"; then
+      "$tmp/hello-pc-$label" || fail "$label: the pkg-config build of examples/hello did not run right"
+    else
+      fail "$label: cc \$(pkg-config ${pc[*]:1} --cflags --libs redscan) does not build examples/hello"
+    fi
+  else
+    fail "$label: pkg-config finds no redscan under $prefix"
+  fi
+}
+
+command -v pkg-config >/dev/null 2>&1 || fail "pkg-config is not installed (scripts/install-deps.sh installs it)"
+
+step "cmake --install $build (shared) into a temporary prefix"
+if cmake --install "$build" --prefix "$tmp/shared" >"$tmp/install.log" 2>&1; then
+  for f in include/redscan.h bin/redscan lib/cmake/redscan/redscanConfig.cmake lib/pkgconfig/redscan.pc; do
+    [[ -e $tmp/shared/$f ]] || fail "shared install: $f is missing"
+  done
+  so=$(ls "$tmp"/shared/lib/libredscan.so.* 2>/dev/null | head -n 1)
+  [[ -n $so ]] && objdump -p "$so" | grep -q 'SONAME *libredscan.so.0' || fail "shared install: no libredscan.so.0 soname"
+  example shared "$tmp/shared"
+  "$tmp/shared/bin/redscan" info >/dev/null 2>&1 || fail "the installed redscan tool does not run"
+else
+  cat "$tmp/install.log"; fail "cmake --install $build"
+fi
+
+step "static libredscan (build-static, BUILD_SHARED_LIBS=OFF, OpenCL only)"
+if cmake -S . -B build-static -DBUILD_SHARED_LIBS=OFF -DREDSCAN_WITH_CUDA=OFF -DREDSCAN_BUILD_TESTS=OFF \
+     >"$tmp/static.log" 2>&1 && cmake --build build-static -j"$(nproc)" >>"$tmp/static.log" 2>&1 &&
+   cmake --install build-static --prefix "$tmp/static" >>"$tmp/static.log" 2>&1; then
+  [[ -e $tmp/static/lib/libredscan.a ]] || fail "static install: lib/libredscan.a is missing"
+  example static "$tmp/static" static
+else
+  tail -n 30 "$tmp/static.log"; fail "the static build or its install"
+fi
+
+step "cpack -G DEB"
+if (cd "$build" && cpack -G DEB) >"$tmp/cpack.log" 2>&1; then
+  deb=$(ls -t "$build"/redscan_*.deb 2>/dev/null | head -n 1)
+  echo "install-check: $(basename "$deb"): $(dpkg-deb -c "$deb" | wc -l) entries"
+  if [[ $(id -u) == 0 ]] && command -v dpkg >/dev/null 2>&1; then
+    if dpkg -s redscan >/dev/null 2>&1; then
+      fail "a redscan package is already installed here; not touching it"
+    elif dpkg -i "$deb" >"$tmp/dpkg.log" 2>&1 || { apt-get install -f -y >>"$tmp/dpkg.log" 2>&1 && dpkg -s redscan >/dev/null 2>&1; }; then
+      example deb /usr
+      redscan --version >/dev/null 2>&1 || fail "the packaged redscan tool does not run"
+      files=$(dpkg -L redscan | grep -v '/$' || true)
+      dpkg -r redscan >>"$tmp/dpkg.log" 2>&1 || fail "dpkg -r redscan"
+      left=0
+      for f in $files; do [[ -f $f ]] && { echo "left behind: $f"; left=1; }; done
+      [[ $left == 0 ]] || fail "files of the package left after dpkg -r"
+    else
+      cat "$tmp/dpkg.log"; fail "dpkg -i $deb"
+    fi
+  else
+    echo "install-check: not root or no dpkg: the .deb was built, not installed"
+  fi
+else
+  tail -n 30 "$tmp/cpack.log"; fail "cpack -G DEB"
+fi
+
+[[ $status == 0 ]] && echo "== install-check: passed" || echo "== install-check: FAILED"
+exit $status
