@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the system packages redscan needs to build and test, only those that are missing (Debian/Ubuntu):
-#   cmake (>= 3.20) gcc make libc6-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo pkg-config
+#   cmake (>= 3.20) gcc make libc6-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo pkg-config python3-numpy
 # Uses sudo only when not root. Runs `apt-get update` only when a package has no install candidate or the
 # first install attempt fails. Set REDSCAN_SKIP_DEPS=1 to skip this step entirely.
 set -euo pipefail
@@ -42,6 +42,7 @@ if [[ $have_dpkg == 1 ]]; then
   need_pkg pocl-opencl-icd
   need_pkg ocl-icd-opencl-dev
   need_pkg opencl-headers
+  need_pkg python3-numpy # tests/test_cli.py: .npy files written by numpy, and numpy's results as the reference
 else
   [[ -e /usr/include/CL/cl.h ]] || missing+=(opencl-headers)
 fi

@@ -18,6 +18,8 @@ int cli_device_is_cpu(const char *backend, const char *device_name);
 int cli_info(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_first_result(int argc, char **argv); /* tools/first_result.c */
+/* reduce | mean | argmin | argmax | topk | scan FILE (tools/cli_data.c); argv[0] is the command */
+int cli_data(int argc, char **argv);
 /* The program cache section of `redscan info` (tools/cache_info.c). */
 void cli_print_program_cache(void);
 

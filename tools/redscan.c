@@ -75,6 +75,24 @@ void cli_usage(FILE *f)
             "      on-disk program cache's counters (docs/CACHE.md). all: the families one after the other.\n"
             "      scripts/first-result.sh measures each family in fresh processes, caches cold and warm.\n"
             "\n"
+            "  redscan reduce|mean|argmin|argmax|topk|scan FILE [options]\n"
+            "      The library on your data: FILE is a NumPy .npy file (C order, any shape, flattened; int32,\n"
+            "      uint32, int64, uint64, float32, float64) or raw little-endian binary with --dtype. The file\n"
+            "      is mapped, not read into a copy. Prints the result (--json: one JSON object; NaN and\n"
+            "      infinities as the strings \"nan\", \"inf\", \"-inf\"); scan writes a 1-D .npy file.\n"
+            "        --dtype T       raw data of T (or check that a .npy file holds T)\n"
+            "        --op OP         reduce, scan: sum (default), prod, min, max\n"
+            "        --out-dtype T   reduce, scan: a widening (int32->int64, uint32->uint64, float32->float64)\n"
+            "        --algo NAME     reduce: auto, tree, interleaved, coarsened, warp_sync, shuffle\n"
+            "        --block NAME    scan: auto, kogge_stone, kogge_stone_db, brent_kung, coarsened\n"
+            "        --grid NAME     scan: auto, hierarchical, reduce_then_scan, single_pass\n"
+            "        --exclusive     scan: exclusive instead of inclusive\n"
+            "        -o OUT.npy      scan: where the result goes (required)\n"
+            "        --k K           topk: how many (required); --smallest: the k smallest, not the largest\n"
+            "        --backend B     auto (default: REDSCAN_BACKEND), cuda or opencl\n"
+            "        --json          one JSON object instead of text\n"
+            "      Semantics (NaN, ties, empty arrays): docs/SEMANTICS.md.\n"
+            "\n"
             "  redscan help | --help | -h\n"
             "\n"
             "environment: REDSCAN_BACKEND, REDSCAN_OPENCL_DEVICE, REDSCAN_CUDA_DEVICE, REDSCAN_REDUCE_ALGO,\n"
@@ -104,6 +122,9 @@ int main(int argc, char **argv)
         return cli_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "first-result"))
         return cli_first_result(argc - 1, argv + 1);
+    static const char *const data_cmds[] = {"reduce", "mean", "argmin", "argmax", "topk", "scan"};
+    for (size_t i = 0; i < sizeof data_cmds / sizeof data_cmds[0]; i++)
+        if (!strcmp(cmd, data_cmds[i])) return cli_data(argc - 1, argv + 1);
     fprintf(stderr, "redscan: unknown command '%s'\n\n", cmd);
     cli_usage(stderr);
     return CLI_EXIT_USAGE;
