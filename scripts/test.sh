@@ -11,9 +11,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/install-deps.sh
 
 cmake_args=(-S . -B build)
-if [[ "${CI:-}" == true ]] && { command -v nvcc >/dev/null 2>&1 || [[ -n "${CUDACXX:-}" ]]; }; then
-  cmake_args+=("-DCMAKE_CUDA_ARCHITECTURES=${REDSCAN_CUDA_ARCHS:-90}")
-fi
+# CUDA for the GPUs present only (none: no CUDA backend, except in CI); scripts/cuda-args.sh says why.
+mapfile -t cuda_args < <(scripts/cuda-args.sh)
+cmake_args+=("${cuda_args[@]}")
 cmake "${cmake_args[@]}"
 cmake --build build -j"$(nproc)"
 

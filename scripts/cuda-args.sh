@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Prints the CMake arguments for the CUDA part of a scripted build (scripts/bench.sh, scripts/test.sh), one per line.
+# A plain `cmake -S . -B build` (a packager's build) is untouched and gets CMakeLists.txt's list of architectures.
+#   - REDSCAN_CUDA_ARCHS set: those architectures (e.g. "90", "80;90").
+#   - nvcc here and a GPU visible to nvidia-smi: the architectures of the GPUs present (nvcc's time grows with each
+#     one: five architectures took 27 minutes on two cores).
+#   - nvcc here, no GPU, CI=true: sm_90 alone, so that CI still compiles and links the CUDA backend.
+#   - nvcc here, no GPU, otherwise: no CUDA backend (it could not run here); the library says so at run time.
+#     REDSCAN_CUDA_ARCHS=90 builds it anyway.
+set -euo pipefail
+have_nvcc=0
+{ command -v nvcc >/dev/null 2>&1 || [[ -n "${CUDACXX:-}" ]] || [[ -x /usr/local/cuda/bin/nvcc ]]; } && have_nvcc=1
+if [[ -n "${REDSCAN_CUDA_ARCHS:-}" ]]; then
+  echo "-DCMAKE_CUDA_ARCHITECTURES=$REDSCAN_CUDA_ARCHS"
+  exit 0
+fi
+[[ $have_nvcc == 1 ]] || exit 0 # CMake finds no CUDA compiler and builds OpenCL alone
+caps=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | grep -E '^[0-9]+$' | sort -u \
+  | paste -sd ';' || true)
+if [[ -n $caps ]]; then
+  echo "-DCMAKE_CUDA_ARCHITECTURES=$caps"
+elif [[ "${CI:-}" == true ]]; then
+  echo "-DCMAKE_CUDA_ARCHITECTURES=90"
+else
+  echo "cuda-args: nvcc is here but no NVIDIA GPU: building without the CUDA backend (REDSCAN_CUDA_ARCHS=90 builds it)" >&2
+  echo "-DREDSCAN_WITH_CUDA=OFF"
+fi
