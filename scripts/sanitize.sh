@@ -52,6 +52,7 @@ root=$PWD
 if [[ "${1:-}" == --run-one ]]; then
   t=$2
   log=$SAN_LOGS/$t
+  [[ $t == test_cache ]] && unset REDSCAN_CACHE # it tests the cache, in directories of its own
   start=$(date +%s)
   # stderr goes through awk: POCL_DEBUG lines are consumed by the refcount check, the rest is kept
   { ASAN_OPTIONS="$SAN_ASAN_OPTIONS:log_path=$log.san" UBSAN_OPTIONS="$SAN_UBSAN_OPTIONS:log_path=$log.san" \
@@ -221,7 +222,11 @@ if want asan && [[ ${#names[@]} -gt 0 ]]; then
   SAN_ASAN_OPTIONS="$san_common:exitcode=$SAN_EXIT:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_string_checks=1"
   SAN_UBSAN_OPTIONS="$san_common:print_stacktrace=1:halt_on_error=0"
   echo "sanitize: asan: ${names[*]} (REDSCAN_TEST_LEVEL=$LEVEL, $JOBS at a time)"
-  printf '%s\n' "${names[@]}" | env REDSCAN_BACKEND=opencl REDSCAN_TEST_LEVEL="$LEVEL" \
+  # REDSCAN_CACHE=0 as under CTest (tests/CMakeLists.txt): writing a program-cache entry makes PoCL compile a generic
+  # work-group function for every kernel of the program, kernels the suite's runs never compiled; with the cache on,
+  # the step recompiled hundreds of kernels under ASan and ran into its timeouts on a cold machine.
+  printf '%s\n' "${names[@]}" | env REDSCAN_BACKEND=opencl REDSCAN_TEST_LEVEL="$LEVEL" REDSCAN_CACHE=0 \
+      REDSCAN_CACHE_DIR="$SAN_BUILD/program-cache" \
       REDSCAN_RANDOM_SECONDS="$RANDOM_SECONDS" REDSCAN_RANDOM_FIRST=100000 POCL_DEBUG=refcounts \
       LSAN_OPTIONS="$san_common:suppressions=$SAN_BUILD/lsan.supp" \
       xargs -P "$JOBS" -n 1 "$root/scripts/sanitize.sh" --run-one
@@ -273,7 +278,7 @@ if want fuzz && [[ $FUZZ_OK == 1 ]]; then
   # docs/RELIABILITY.md), never a hang. So: first the seed corpus alone (-runs=0) with no per-input limit but the
   # step's, which builds what the seeds reach; then the timed fuzzing, whose per-input limit allows one cold
   # build with a margin (a new input may still reach a program not built yet) and still stops a real hang.
-  fuzz_env=(env REDSCAN_BACKEND=opencl ASAN_OPTIONS="$san_common:detect_leaks=1"
+  fuzz_env=(env REDSCAN_BACKEND=opencl REDSCAN_CACHE=0 ASAN_OPTIONS="$san_common:detect_leaks=1"
             UBSAN_OPTIONS="$san_common:print_stacktrace=1:halt_on_error=1:abort_on_error=1"
             LSAN_OPTIONS="$san_common:suppressions=$root/build-asan/lsan.supp")
   fuzz_args=(-rss_limit_mb=4096 -max_len=4096 -error_exitcode=1 -timeout_exitcode=1 -artifact_prefix="$arts/")
@@ -314,7 +319,7 @@ if want tsan; then
     mkdir -p build-tsan/sanitize-logs; rm -f build-tsan/sanitize-logs/*
     tsan_state=passed
     for i in 1 2 3; do
-      env REDSCAN_BACKEND=opencl TSAN_OPTIONS="$san_common:halt_on_error=0:second_deadlock_stack=1:log_path=$root/build-tsan/sanitize-logs/tsan" \
+      env REDSCAN_BACKEND=opencl REDSCAN_CACHE=0 TSAN_OPTIONS="$san_common:halt_on_error=0:second_deadlock_stack=1:log_path=$root/build-tsan/sanitize-logs/tsan" \
         timeout 900 build-tsan/tests/test_threads >build-tsan/sanitize-logs/test_threads.$i.out 2>&1
       rc=$?
       if [[ $rc != 0 && $rc != 77 ]]; then
@@ -356,7 +361,7 @@ if want valgrind; then
 }
 EOF
     for t in test_errors test_random; do
-      env REDSCAN_BACKEND=opencl REDSCAN_TEST_LEVEL=0 REDSCAN_RANDOM_MAX_CASES=40 REDSCAN_RANDOM_MAX_N=70000 \
+      env REDSCAN_BACKEND=opencl REDSCAN_CACHE=0 REDSCAN_TEST_LEVEL=0 REDSCAN_RANDOM_MAX_CASES=40 REDSCAN_RANDOM_MAX_N=70000 \
           REDSCAN_RANDOM_SECONDS=3600 REDSCAN_RANDOM_FIRST=200000 \
         valgrind --error-exitcode=99 --suppressions=build-valgrind/vg.supp --leak-check=no -q \
           build-valgrind/tests/$t >build-valgrind/$t.valgrind.log 2>&1
