@@ -155,136 +155,155 @@ static void json_head(const data_opts *o, redscan_ctx *ctx, const npy_array *a)
     put_string(redscan_device_name(ctx));
 }
 
-#define DATA_REPORTED (-1) /* run(): failed, message already printed */
+#define DATA_REPORTED (-1) /* a command failed and printed why */
 
-/* The command on the mapped array: REDSCAN_OK, a library status (the caller prints it), or DATA_REPORTED. */
-static int run(const data_opts *o, redscan_ctx *ctx, const npy_array *a)
+/* Each command: REDSCAN_OK, a library status (cli_data prints it with the context's last error), or DATA_REPORTED. */
+static int cmd_reduce(const data_opts *o, redscan_ctx *ctx, const npy_array *a)
+{
+    const redscan_dtype out_dt = o->out_dtype ? o->out_dtype : a->dtype;
+    unsigned char value[8] = {0};
+    redscan_reduce_desc d;
+    memset(&d, 0, sizeof d);
+    d.op = o->op;
+    d.dtype = a->dtype;
+    d.out_dtype = o->out_dtype;
+    d.algo = o->algo;
+    redscan_status st = redscan_reduce_host_ex(ctx, &d, a->data, a->n, value);
+    if (st != REDSCAN_OK) return st;
+    if (o->json) {
+        json_head(o, ctx, a);
+        printf(", \"op\": \"%s\", \"out_dtype\": \"%s\", \"algo\": \"%s\", \"result\": ", redscan_op_name(o->op),
+               redscan_dtype_name(out_dt), redscan_reduce_algo_name(o->algo));
+        put_value(out_dt, value, 1);
+        printf("}\n");
+    } else {
+        printf("%s of %zu %s: ", redscan_op_name(o->op), a->n, redscan_dtype_name(a->dtype));
+        put_value(out_dt, value, 0);
+        printf("\n");
+    }
+    return REDSCAN_OK;
+}
+
+static int cmd_mean(const data_opts *o, redscan_ctx *ctx, const npy_array *a)
+{
+    double mean = 0;
+    redscan_status st = redscan_mean_host(ctx, a->dtype, a->data, a->n, &mean);
+    if (st != REDSCAN_OK) return st;
+    if (o->json) {
+        json_head(o, ctx, a);
+        printf(", \"mean\": ");
+        put_value(REDSCAN_FLOAT64, &mean, 1);
+        printf("}\n");
+    } else {
+        printf("mean of %zu %s: ", a->n, redscan_dtype_name(a->dtype));
+        put_value(REDSCAN_FLOAT64, &mean, 0);
+        printf("\n");
+    }
+    return REDSCAN_OK;
+}
+
+static int cmd_argext(const data_opts *o, redscan_ctx *ctx, const npy_array *a)
+{
+    unsigned char value[8] = {0};
+    uint64_t index = 0;
+    redscan_status st = !strcmp(o->cmd, "argmin") ? redscan_argmin_host(ctx, a->dtype, a->data, a->n, &index, value)
+                                                  : redscan_argmax_host(ctx, a->dtype, a->data, a->n, &index, value);
+    if (st != REDSCAN_OK) return st;
+    if (o->json) {
+        json_head(o, ctx, a);
+        printf(", \"index\": %" PRIu64 ", \"value\": ", index);
+        put_value(a->dtype, value, 1);
+        printf("}\n");
+    } else {
+        printf("%s of %zu %s: index %" PRIu64 ", value ", o->cmd, a->n, redscan_dtype_name(a->dtype), index);
+        put_value(a->dtype, value, 0);
+        printf("\n");
+    }
+    return REDSCAN_OK;
+}
+
+static int cmd_topk(const data_opts *o, redscan_ctx *ctx, const npy_array *a)
 {
     const redscan_dtype dt = a->dtype;
-    const redscan_dtype out_dt = o->out_dtype ? o->out_dtype : dt;
-    unsigned char value[8] = {0};
-    redscan_status st = REDSCAN_OK;
-    if (!strcmp(o->cmd, "reduce")) {
-        redscan_reduce_desc d;
-        memset(&d, 0, sizeof d);
-        d.op = o->op;
-        d.dtype = dt;
-        d.out_dtype = o->out_dtype;
-        d.algo = o->algo;
-        st = redscan_reduce_host_ex(ctx, &d, a->data, a->n, value);
-        if (st != REDSCAN_OK) return st;
-        if (o->json) {
-            json_head(o, ctx, a);
-            printf(", \"op\": \"%s\", \"out_dtype\": \"%s\", \"algo\": \"%s\", \"result\": ", redscan_op_name(o->op),
-                   redscan_dtype_name(out_dt), redscan_reduce_algo_name(o->algo));
-            put_value(out_dt, value, 1);
-            printf("}\n");
-        } else {
-            printf("%s of %zu %s: ", redscan_op_name(o->op), a->n, redscan_dtype_name(dt));
-            put_value(out_dt, value, 0);
-            printf("\n");
-        }
-    } else if (!strcmp(o->cmd, "mean")) {
-        double mean = 0;
-        st = redscan_mean_host(ctx, dt, a->data, a->n, &mean);
-        if (st != REDSCAN_OK) return st;
-        if (o->json) {
-            json_head(o, ctx, a);
-            printf(", \"mean\": ");
-            put_value(REDSCAN_FLOAT64, &mean, 1);
-            printf("}\n");
-        } else {
-            printf("mean of %zu %s: ", a->n, redscan_dtype_name(dt));
-            put_value(REDSCAN_FLOAT64, &mean, 0);
-            printf("\n");
-        }
-    } else if (!strcmp(o->cmd, "argmin") || !strcmp(o->cmd, "argmax")) {
-        uint64_t index = 0;
-        st = o->cmd[3] == 'm' && o->cmd[4] == 'i' ? redscan_argmin_host(ctx, dt, a->data, a->n, &index, value)
-                                                   : redscan_argmax_host(ctx, dt, a->data, a->n, &index, value);
-        if (st != REDSCAN_OK) return st;
-        if (o->json) {
-            json_head(o, ctx, a);
-            printf(", \"index\": %" PRIu64 ", \"value\": ", index);
-            put_value(dt, value, 1);
-            printf("}\n");
-        } else {
-            printf("%s of %zu %s: index %" PRIu64 ", value ", o->cmd, a->n, redscan_dtype_name(dt), index);
-            put_value(dt, value, 0);
-            printf("\n");
-        }
-    } else if (!strcmp(o->cmd, "topk")) {
-        const size_t sz = redscan_dtype_size(dt);
-        void *vals = malloc(o->k * sz);
-        uint64_t *idx = malloc(o->k * sizeof *idx);
-        if (!vals || !idx) {
-            free(vals);
-            free(idx);
-            fprintf(stderr, "redscan topk: out of host memory for k = %zu\n", o->k);
-            return DATA_REPORTED;
-        }
-        st = redscan_topk_host(ctx, dt, a->data, a->n, o->k, !o->smallest, vals, idx);
-        if (st == REDSCAN_OK) {
-            if (o->json) {
-                json_head(o, ctx, a);
-                printf(", \"k\": %zu, \"largest\": %s, \"indices\": [", o->k, o->smallest ? "false" : "true");
-                for (size_t i = 0; i < o->k; i++) printf("%s%" PRIu64, i ? ", " : "", idx[i]);
-                printf("], \"values\": [");
-                for (size_t i = 0; i < o->k; i++) {
-                    printf("%s", i ? ", " : "");
-                    put_value(dt, (const unsigned char *)vals + i * sz, 1);
-                }
-                printf("]}\n");
-            } else {
-                printf("top %zu (%s) of %zu %s, best first: index value\n", o->k, o->smallest ? "smallest" : "largest",
-                       a->n, redscan_dtype_name(dt));
-                for (size_t i = 0; i < o->k; i++) {
-                    printf("%" PRIu64 " ", idx[i]);
-                    put_value(dt, (const unsigned char *)vals + i * sz, 0);
-                    printf("\n");
-                }
-            }
-        }
+    const size_t sz = redscan_dtype_size(dt);
+    unsigned char *vals = malloc(o->k * sz);
+    uint64_t *idx = malloc(o->k * sizeof *idx);
+    if (!vals || !idx) {
         free(vals);
         free(idx);
-    } else { /* scan: straight into the mapped output file */
-        char err[512];
-        npy_out out;
-        void *dst = NULL;
-        if (npy_create(o->out, out_dt, a->n, &out, &dst, err, sizeof err) != 0) {
-            fprintf(stderr, "redscan scan: %s\n", err);
-            return DATA_REPORTED;
+        fprintf(stderr, "redscan topk: out of host memory for k = %zu\n", o->k);
+        return DATA_REPORTED;
+    }
+    redscan_status st = redscan_topk_host(ctx, dt, a->data, a->n, o->k, !o->smallest, vals, idx);
+    if (st == REDSCAN_OK && o->json) {
+        json_head(o, ctx, a);
+        printf(", \"k\": %zu, \"largest\": %s, \"indices\": [", o->k, o->smallest ? "false" : "true");
+        for (size_t i = 0; i < o->k; i++) printf("%s%" PRIu64, i ? ", " : "", idx[i]);
+        printf("], \"values\": [");
+        for (size_t i = 0; i < o->k; i++) {
+            printf("%s", i ? ", " : "");
+            put_value(dt, vals + i * sz, 1);
         }
-        redscan_scan_desc d;
-        memset(&d, 0, sizeof d);
-        d.op = o->op;
-        d.dtype = dt;
-        d.out_dtype = o->out_dtype;
-        d.exclusive = o->exclusive;
-        d.block = o->block;
-        d.grid = o->grid;
-        st = a->n ? redscan_scan_host_ex(ctx, &d, a->data, dst, a->n) : REDSCAN_OK;
-        if (npy_finish(&out, err, sizeof err) != 0 && st == REDSCAN_OK) {
-            fprintf(stderr, "redscan scan: %s: %s\n", o->out, err);
-            return DATA_REPORTED;
-        }
-        if (st != REDSCAN_OK) {
-            remove(o->out); /* no half-written result left behind */
-            return st;
-        }
-        if (o->json) {
-            json_head(o, ctx, a);
-            printf(", \"op\": \"%s\", \"exclusive\": %s, \"out_dtype\": \"%s\", \"output\": ", redscan_op_name(o->op),
-                   o->exclusive ? "true" : "false", redscan_dtype_name(out_dt));
-            put_string(o->out);
-            printf("}\n");
-        } else {
-            printf("%s %s scan of %zu %s written to %s (%s)\n", o->exclusive ? "exclusive" : "inclusive",
-                   redscan_op_name(o->op), a->n, redscan_dtype_name(dt), o->out, redscan_dtype_name(out_dt));
+        printf("]}\n");
+    } else if (st == REDSCAN_OK) {
+        printf("top %zu (%s) of %zu %s, best first: index value\n", o->k, o->smallest ? "smallest" : "largest", a->n,
+               redscan_dtype_name(dt));
+        for (size_t i = 0; i < o->k; i++) {
+            printf("%" PRIu64 " ", idx[i]);
+            put_value(dt, vals + i * sz, 0);
+            printf("\n");
         }
     }
+    free(vals);
+    free(idx);
     return st;
 }
+
+/* The scan goes straight into the mapped output file; a failed scan leaves no output behind. */
+static int cmd_scan(const data_opts *o, redscan_ctx *ctx, const npy_array *a)
+{
+    const redscan_dtype out_dt = o->out_dtype ? o->out_dtype : a->dtype;
+    char err[512];
+    npy_out out;
+    void *dst = NULL;
+    if (npy_create(o->out, out_dt, a->n, &out, &dst, err, sizeof err) != 0) {
+        fprintf(stderr, "redscan scan: %s\n", err);
+        return DATA_REPORTED;
+    }
+    redscan_scan_desc d;
+    memset(&d, 0, sizeof d);
+    d.op = o->op;
+    d.dtype = a->dtype;
+    d.out_dtype = o->out_dtype;
+    d.exclusive = o->exclusive;
+    d.block = o->block;
+    d.grid = o->grid;
+    redscan_status st = a->n ? redscan_scan_host_ex(ctx, &d, a->data, dst, a->n) : REDSCAN_OK;
+    const int written = npy_finish(&out, err, sizeof err) == 0;
+    if (st != REDSCAN_OK || !written) {
+        remove(o->out);
+        if (st != REDSCAN_OK) return st;
+        fprintf(stderr, "redscan scan: %s: %s\n", o->out, err);
+        return DATA_REPORTED;
+    }
+    if (o->json) {
+        json_head(o, ctx, a);
+        printf(", \"op\": \"%s\", \"exclusive\": %s, \"out_dtype\": \"%s\", \"output\": ", redscan_op_name(o->op),
+               o->exclusive ? "true" : "false", redscan_dtype_name(out_dt));
+        put_string(o->out);
+        printf("}\n");
+    } else {
+        printf("%s %s scan of %zu %s written to %s (%s)\n", o->exclusive ? "exclusive" : "inclusive",
+               redscan_op_name(o->op), a->n, redscan_dtype_name(a->dtype), o->out, redscan_dtype_name(out_dt));
+    }
+    return REDSCAN_OK;
+}
+
+static const struct {
+    const char *name;
+    int (*run)(const data_opts *, redscan_ctx *, const npy_array *);
+} data_cmds[] = {{"reduce", cmd_reduce}, {"mean", cmd_mean},  {"argmin", cmd_argext},
+                 {"argmax", cmd_argext}, {"topk", cmd_topk},  {"scan", cmd_scan}};
 
 int cli_data(int argc, char **argv)
 {
@@ -304,7 +323,9 @@ int cli_data(int argc, char **argv)
         npy_close(&a);
         return 1;
     }
-    rc = run(&o, ctx, &a);
+    rc = DATA_REPORTED;
+    for (size_t i = 0; i < sizeof data_cmds / sizeof data_cmds[0]; i++)
+        if (!strcmp(o.cmd, data_cmds[i].name)) rc = data_cmds[i].run(&o, ctx, &a);
     if (rc != REDSCAN_OK && rc != DATA_REPORTED)
         fprintf(stderr, "redscan %s: %s: %s\n", o.cmd, redscan_status_string((redscan_status)rc),
                 redscan_last_error(ctx));
