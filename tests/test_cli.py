@@ -227,6 +227,11 @@ check(r is not None and int(r["result"]) == int(a.sum()), "raw int64 sum: got %s
 r = run_json(["argmax", raw, "--dtype", "int64"], "raw argmax")
 check(r is not None and r["index"] == int(np.argmax(a)), "raw argmax: got %s" % r)
 
+f = path_for("empty.bin")
+open(f, "wb").close()
+r = run_json(["reduce", f, "--dtype", "float64", "--op", "max"], "raw empty")
+check(r is not None and r["n"] == 0 and r["result"] == "-inf", "max of an empty raw file: got %s, want -inf" % r)
+
 # ---- errors: non-zero exit, a message, no result on stdout
 def refused(args, words, what):
     rc, out, err = run(args)

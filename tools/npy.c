@@ -192,7 +192,8 @@ int npy_open(const char *path, redscan_dtype dtype, npy_array *a, char *err, siz
         }
         n = bytes / size;
     }
-    a->data = p ? p + offset : NULL;
+    static const double no_elements; /* an empty raw file maps nothing: still a valid pointer for n = 0 */
+    a->data = p ? (const void *)(p + offset) : (const void *)&no_elements;
     a->n = n;
     a->dtype = file_dt;
     return 0;
