@@ -263,13 +263,20 @@ done:
 redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                            void *values, uint64_t *indices)
 {
+    /* The first pass's kernel and the program that holds it (with topk_pairs): one choice, by k. */
+    static const struct {
+        rs_ocl_family family;
+        const char *kernel;
+    } first_pass[] = {{RS_OCL_PROG_TOPK_1, "topk_small_1"},
+                      {RS_OCL_PROG_TOPK_2, "topk_small_2"},
+                      {RS_OCL_PROG_TOPK_8, "topk_small_8"},
+                      {RS_OCL_PROG_TOPK_LARGE, "topk_in"}};
     const int small = k <= RS_TOPK_SMALL_MAX;
-    const rs_ocl_family family = !small ? RS_OCL_PROG_TOPK_LARGE
-                                 : k == 1 ? RS_OCL_PROG_TOPK_1
-                                 : k == 2 ? RS_OCL_PROG_TOPK_2
-                                          : RS_OCL_PROG_TOPK_8;
+    const size_t pick = !small ? 3 : k == 1 ? 0 : k == 2 ? 1 : 2;
+    const char *name_in = first_pass[pick].kernel;
     cl_program program;
-    redscan_status st = rs_ocl_program_get(ctx, family, dtype, dtype, largest ? REDSCAN_MAX : REDSCAN_MIN, &program);
+    redscan_status st =
+        rs_ocl_program_get(ctx, first_pass[pick].family, dtype, dtype, largest ? REDSCAN_MAX : REDSCAN_MIN, &program);
     if (st != REDSCAN_OK) return st;
     cl_kernel k_in = NULL, k_pairs = NULL;
     cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
@@ -278,7 +285,6 @@ redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size
      * else topk_in, the best k of every tile of RS_TOPK_TILE. Later passes: topk_pairs, the best k of every tile
      * of the candidates, until k are left. */
     rs_ocl *o = rs_ocl_of(ctx);
-    const char *name_in = !small ? "topk_in" : k == 1 ? "topk_small_1" : k == 2 ? "topk_small_2" : "topk_small_8";
     const size_t groups1 = small ? rs_small_groups(o, n) : rs_ocl_groups_for(o, rs_div_up(n, RS_TOPK_TILE));
     const uint64_t m1 = small ? (uint64_t)groups1 * k : rs_div_up(n, RS_TOPK_TILE) * k;
     const uint64_t m2 = rs_div_up(m1, RS_TOPK_TILE) * k;
