@@ -4,7 +4,9 @@
 
 #include "ocl_internal.h"
 
-static redscan_status rs_ocl_init(redscan_ctx *ctx)
+/* Both creations: the device from REDSCAN_OPENCL_DEVICE (queue NULL) or the caller's queue, then the shape and the
+ * program cache. */
+static redscan_status rs_ocl_start(redscan_ctx *ctx, cl_command_queue queue)
 {
     ctx->impl = NULL;
     /* rs_ocl_full, not rs_ocl: ocl_memory.c keeps its scratch slots behind the public part. */
@@ -18,7 +20,7 @@ static redscan_status rs_ocl_init(redscan_ctx *ctx)
         return st;
     }
     full->shape = (int)shape;
-    st = rs_ocl_open(ctx, o);
+    st = queue ? rs_ocl_attach(ctx, o, queue) : rs_ocl_open(ctx, o);
     if (st == REDSCAN_OK) st = rs_ocl_shape_check(ctx, o); /* a forced CPU shape needs a CPU device */
     if (st != REDSCAN_OK) {
         rs_ocl_close(o);
@@ -28,6 +30,14 @@ static redscan_status rs_ocl_init(redscan_ctx *ctx)
     rs_ocl_cache_open(ctx, o); /* never fails: without it, programs are built from source */
     ctx->impl = o;
     return REDSCAN_OK;
+}
+
+static redscan_status rs_ocl_init(redscan_ctx *ctx) { return rs_ocl_start(ctx, NULL); }
+
+static redscan_status rs_ocl_init_attached(redscan_ctx *ctx, void *native, int device)
+{
+    (void)device; /* the queue's own */
+    return rs_ocl_start(ctx, (cl_command_queue)native);
 }
 
 static void rs_ocl_shutdown(redscan_ctx *ctx)
@@ -43,16 +53,6 @@ static void rs_ocl_shutdown(redscan_ctx *ctx)
     rs_ocl_close(o);
     free(rs_ocl_full_of(o));
     ctx->impl = NULL;
-}
-
-/* Every entry point is blocking: wait for the scan's kernels, so that a failure while they run is reported
- * by this call and the caller may use the output at once (with its own OpenCL queue, too). */
-static redscan_status rs_ocl_scan_blocking(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n)
-{
-    redscan_status st = rs_ocl_scan(ctx, req, in, out, n);
-    cl_int err = clFinish(rs_ocl_of(ctx)->queue);
-    if (st == REDSCAN_OK && err != CL_SUCCESS) st = rs_ocl_fail(ctx, err, "clFinish after the scan");
-    return st;
 }
 
 /* Wrap a cl_mem the caller made in some context: it must be this context's and hold `bytes`. */
@@ -107,10 +107,16 @@ const rs_backend_ops rs_opencl_backend = {
     .buffer_destroy = rs_ocl_buffer_destroy,
     .buffer_write = rs_ocl_buffer_write,
     .buffer_read = rs_ocl_buffer_read,
+    .init_attached = rs_ocl_init_attached,
     .reduce = rs_ocl_reduce,
-    .scan = rs_ocl_scan_blocking,
+    .store_empty = rs_ocl_store_empty,
+    .scan = rs_ocl_scan,
     .argext = rs_ocl_argext,
     .topk = rs_ocl_topk,
+    .synchronize = rs_ocl_synchronize,
+    .reserve = rs_ocl_reserve,
+    .result_slots = rs_ocl_result_slots,
+    .result_take = rs_ocl_result_take,
     .buffer_wrap = rs_ocl_buffer_wrap,
     .buffer_unwrap = rs_ocl_buffer_unwrap,
     .native = rs_ocl_native,

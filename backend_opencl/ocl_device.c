@@ -308,6 +308,41 @@ redscan_status rs_ocl_open(redscan_ctx *ctx, rs_ocl *o)
     return REDSCAN_OK;
 }
 
+/* The caller's queue: its context and device come from it, and all three are retained here and released by
+ * rs_ocl_close, so the caller may release its own references at any time. */
+redscan_status rs_ocl_attach(redscan_ctx *ctx, rs_ocl *o, cl_command_queue queue)
+{
+    cl_command_queue_properties props = 0;
+    cl_context context = NULL;
+    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, NULL);
+    if (err == CL_SUCCESS) err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof o->device, &o->device, NULL);
+    if (err == CL_SUCCESS) err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    if (err != CL_SUCCESS)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "argument 'queue' is not a valid cl_command_queue (clGetCommandQueueInfo: %s, %d)",
+                            rs_ocl_error_name(err), (int)err);
+    if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                            "argument 'queue' is an out-of-order queue (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); "
+                            "redscan's commands depend on each other through in-order execution: pass an in-order "
+                            "queue");
+    err = clGetDeviceInfo(o->device, CL_DEVICE_PLATFORM, sizeof o->platform, &o->platform, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof o->device_type, &o->device_type, NULL);
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clGetDeviceInfo (the queue's device)");
+    char platform_name[128] = "", device_name[128] = "";
+    (void)clGetPlatformInfo(o->platform, CL_PLATFORM_NAME, sizeof platform_name - 1, platform_name, NULL);
+    (void)clGetDeviceInfo(o->device, CL_DEVICE_NAME, sizeof device_name - 1, device_name, NULL);
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%.120s / %.120s", platform_name, device_name);
+    RS_OCL_TRY(rs_ocl_query(ctx, o));
+    if ((err = clRetainContext(context)) != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clRetainContext");
+    o->context = context;
+    if ((err = clRetainCommandQueue(queue)) != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clRetainCommandQueue");
+    o->queue = queue;
+    o->attached = 1;
+    o->queue_profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+    return REDSCAN_OK;
+}
+
 void rs_ocl_close(rs_ocl *o)
 {
     if (o->queue) {

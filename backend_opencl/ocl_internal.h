@@ -93,13 +93,24 @@ typedef struct {
     rs_ocl_program *programs; /* cache: built once per context */
     cl_mem scratch;         /* grow-only scratch, released at shutdown */
     size_t scratch_bytes;
-    /* ocl_timing.c: profiling = the queue has CL_QUEUE_PROFILING_ENABLE; timing = an operation is being timed, so
-     * every enqueue asks for an event (rs_ocl_time_event) and the first and the latest are kept. */
+    /* ocl_timing.c: profiling = timing is on (on our own queue: the queue has CL_QUEUE_PROFILING_ENABLE);
+     * timing = an operation is being timed, so every enqueue asks for an event (rs_ocl_time_event) and the first
+     * and the latest are kept. */
     int profiling, timing;
+    /* redscan_create_on_opencl_queue: the queue, its context and device are the caller's (retained, never
+     * replaced); queue_profiling = that queue was made with CL_QUEUE_PROFILING_ENABLE. */
+    int attached, queue_profiling;
+    cl_mem result[2]; /* the blocking calls' result area (values, indices), made on first use */
     cl_event time_first, time_last, time_new;
 } rs_ocl;
 
 static inline rs_ocl *rs_ocl_of(redscan_ctx *ctx) { return (rs_ocl *)ctx->impl; }
+
+#define RS_OCL_TRY(expr)                                         \
+    do {                                                         \
+        redscan_status rs_ocl_try_status_ = (expr);              \
+        if (rs_ocl_try_status_ != REDSCAN_OK) return rs_ocl_try_status_; \
+    } while (0)
 
 /* Map a cl error code to a status and record "what: CL_ERROR_NAME (code)". */
 redscan_status rs_ocl_fail(redscan_ctx *ctx, cl_int err, const char *what);
@@ -107,6 +118,8 @@ const char *rs_ocl_error_name(cl_int err);
 
 /* ocl_device.c */
 redscan_status rs_ocl_open(redscan_ctx *ctx, rs_ocl *o);   /* honours REDSCAN_OPENCL_DEVICE */
+/* The caller's in-order queue, its context and device, retained (redscan_create_on_opencl_queue). */
+redscan_status rs_ocl_attach(redscan_ctx *ctx, rs_ocl *o, cl_command_queue queue);
 void rs_ocl_close(rs_ocl *o);
 /* Sub-group size (CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE) and count (CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE) of
  * kernel in a 1-D group of RS_GROUP work-items; REDSCAN_ERR_UNSUPPORTED (naming `what`) when they cannot be queried. */
@@ -131,13 +144,30 @@ size_t rs_ocl_groups_for(const rs_ocl *o, uint64_t tiles);
 redscan_status rs_ocl_scratch(redscan_ctx *ctx, size_t bytes, cl_mem *mem);
 redscan_status rs_ocl_temp(redscan_ctx *ctx, size_t bytes, cl_mem *mem); /* caller releases */
 
-/* Entry points placed in the rs_backend_ops table (signatures as in api/src/backend.h). */
-redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, rs_scalar *result);
-redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n,
-                             uint64_t *index, rs_scalar *value);
+/* Entry points placed in the rs_backend_ops table (signatures as in api/src/backend.h). They enqueue and return;
+ * the only host waits are the blocking transfers and synchronize. */
+redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, void *out,
+                             size_t out_offset);
+redscan_status rs_ocl_store_empty(redscan_ctx *ctx, redscan_op op, redscan_dtype out_dtype, void *out,
+                                  size_t out_offset);
+redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n, void *index,
+                             void *value);
 redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
-                           void *values, uint64_t *indices);
+                           void *values, void *indices);
 redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+/* Workspace (rs_ocl_reserve): raise need[slot] to the bytes each scratch slot takes in any reduction, argmin/argmax
+ * and top-k up to k_max on n elements of dtype (ocl_reduce.c), and in any scan writing out_dtype (ocl_scan.c; the
+ * single-pass flags are rs_ocl_single_pass_bytes, ocl_scan_single_pass.c). */
+void rs_ocl_select_reserve(const rs_ocl *o, redscan_dtype dtype, uint64_t n, size_t k_max, size_t *need);
+void rs_ocl_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need);
+size_t rs_ocl_single_pass_bytes(redscan_dtype out_dtype, uint64_t section, uint64_t n);
+/* ocl_memory.c: the stream-ordered entries of the table: synchronize (clFinish), reserve, and the blocking calls'
+ * result area (two small buffers made on first use; result_take is blocking reads of them). */
+redscan_status rs_ocl_synchronize(redscan_ctx *ctx, int quiet);
+redscan_status rs_ocl_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, size_t k_max);
+redscan_status rs_ocl_result_slots(redscan_ctx *ctx, void **values, void **indices);
+redscan_status rs_ocl_result_take(redscan_ctx *ctx, void *values, size_t value_bytes, void *indices,
+                                  size_t index_bytes, const char *what);
 /* ocl_timing.c: the profiling entries of the rs_backend_ops table. Every enqueue of the backend passes
  * rs_ocl_time_event(o) as its event and calls rs_ocl_time_note(o) once it succeeded: outside a timed operation that
  * is NULL (no event is made, as before) and a flag test. */
@@ -181,7 +211,7 @@ redscan_status rs_ocl_buffer_read(redscan_ctx *ctx, void *handle, size_t offset,
  * 30x slower (top-k, k = 256) at n = 2^28 on an H100. */
 #define RS_OCL_SPLIT_MAX 8
 redscan_status rs_ocl_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, cl_mem *parts);
-/* Release the scratch buffer and the slots (shutdown). */
+/* Release the scratch buffer, the slots and the result area (shutdown). */
 void rs_ocl_scratch_release(rs_ocl *o);
 
 /* The backend state as ocl_backend.c allocates it: rs_ocl first, then what the additions need. Every

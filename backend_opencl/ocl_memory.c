@@ -153,4 +153,55 @@ void rs_ocl_scratch_release(rs_ocl *o)
     if (o->scratch) clReleaseMemObject(o->scratch);
     o->scratch = NULL;
     o->scratch_bytes = 0;
+    for (int i = 0; i < 2; i++) {
+        if (o->result[i]) clReleaseMemObject(o->result[i]);
+        o->result[i] = NULL;
+    }
+}
+
+/* ---- stream-ordered operation ---- */
+
+redscan_status rs_ocl_synchronize(redscan_ctx *ctx, int quiet)
+{
+    cl_int err = clFinish(rs_ocl_of(ctx)->queue);
+    if (err == CL_SUCCESS || quiet) return REDSCAN_OK;
+    return rs_ocl_fail(ctx, err, "clFinish");
+}
+
+redscan_status rs_ocl_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, size_t k_max)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    size_t need[RS_OCL_SPLIT_MAX] = {0};
+    rs_ocl_select_reserve(o, dtype, n, k_max, need);
+    rs_ocl_scan_reserve(dtype, n, need);
+    if (rs_widening_of(dtype)) rs_ocl_scan_reserve(rs_widening_of(dtype), n, need);
+    for (size_t i = 0; i < RS_OCL_SPLIT_MAX; i++) {
+        if (!need[i]) continue;
+        cl_mem part = NULL;
+        redscan_status st = rs_ocl_slot(ctx, i, need[i], &part);
+        if (st != REDSCAN_OK) return st;
+        clReleaseMemObject(part); /* the context keeps its own reference */
+    }
+    return REDSCAN_OK;
+}
+
+redscan_status rs_ocl_result_slots(redscan_ctx *ctx, void **values, void **indices)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    for (int i = 0; i < 2; i++)
+        if (!o->result[i]) RS_OCL_TRY(rs_ocl_alloc(ctx, RS_RESULT_BYTES, "result area", &o->result[i]));
+    *values = o->result[0];
+    *indices = o->result[1];
+    return REDSCAN_OK;
+}
+
+/* Blocking reads: each waits for the in-order queue, so for the operation that wrote the area. */
+redscan_status rs_ocl_result_take(redscan_ctx *ctx, void *values, size_t value_bytes, void *indices,
+                                  size_t index_bytes, const char *what)
+{
+    (void)what;
+    rs_ocl *o = rs_ocl_of(ctx);
+    RS_OCL_TRY(rs_ocl_buffer_read(ctx, o->result[0], 0, values, value_bytes));
+    if (indices) RS_OCL_TRY(rs_ocl_buffer_read(ctx, o->result[1], 0, indices, index_bytes));
+    return REDSCAN_OK;
 }

@@ -135,16 +135,43 @@ static redscan_status rs_reduce_pass_cpu(redscan_ctx *ctx, cl_kernel kernel, cl_
     return rs_ocl_launch_items(ctx, kernel, items, what);
 }
 
-redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, rs_scalar *result)
+static const rs_reduce_algo_info *rs_reduce_info(redscan_reduce_algo algo)
 {
     /* AUTO: coarsened reads 16 elements per work-item with vector loads; the fastest on every device. */
-    const redscan_reduce_algo algo = req->algo == REDSCAN_REDUCE_AUTO ? REDSCAN_REDUCE_COARSENED : req->algo;
-    const rs_reduce_algo_info *info = NULL;
+    if (algo == REDSCAN_REDUCE_AUTO) algo = REDSCAN_REDUCE_COARSENED;
     for (size_t i = 0; i < sizeof rs_reduce_algos / sizeof rs_reduce_algos[0]; i++)
-        if (rs_reduce_algos[i].algo == algo) info = &rs_reduce_algos[i];
+        if (rs_reduce_algos[i].algo == algo) return &rs_reduce_algos[i];
+    return NULL;
+}
+
+/* Scratch of a reduction: pass 1's partials (A) and pass 2's (B); the later passes reuse them. */
+static void rs_reduce_sizes(const rs_reduce_algo_info *info, uint64_t n, size_t tsize, size_t bytes[2])
+{
+    const uint64_t n1 = rs_div_up(n, info->tile);
+    bytes[0] = (size_t)n1 * tsize;
+    bytes[1] = (size_t)rs_div_up(n1, info->tile) * tsize;
+}
+
+/* The last pass writes the caller's buffer when the result goes to its start; an element further in is written
+ * by one small copy after it (a kernel writes from the start of a buffer, and a sub-buffer would need an aligned
+ * origin). */
+static redscan_status rs_reduce_deliver(redscan_ctx *ctx, cl_mem from, cl_mem out, size_t out_offset, size_t tsize)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    cl_int err = clEnqueueCopyBuffer(o->queue, from, out, 0, out_offset, tsize, 0, NULL, rs_ocl_time_event(o));
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueCopyBuffer (reduction result)");
+    rs_ocl_time_note(o);
+    return REDSCAN_OK;
+}
+
+redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, void *out,
+                             size_t out_offset)
+{
+    const rs_reduce_algo_info *info = rs_reduce_info(req->algo);
     if (!info)
         return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED, "reduction algorithm %d is not available on OpenCL",
-                            (int)algo);
+                            (int)req->algo);
+    const redscan_reduce_algo algo = info->algo;
 
     /* coarsened on a CPU device (or REDSCAN_OPENCL_SHAPE=cpu): its CPU shape, the same partials bit for bit. */
     const int cpu = algo == REDSCAN_REDUCE_COARSENED && rs_ocl_cpu_shape(rs_ocl_of(ctx));
@@ -163,8 +190,8 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
     cl_kernel k_in = NULL, k_t = NULL;
     cl_mem part[2] = {NULL, NULL};
     const size_t tsize = redscan_dtype_size(req->out_dtype);
-    const uint64_t n1 = rs_div_up(n, info->tile);
-    const size_t bytes[2] = {(size_t)n1 * tsize, (size_t)rs_div_up(n1, info->tile) * tsize};
+    size_t bytes[2];
+    rs_reduce_sizes(info, n, tsize, bytes);
 
     st = rs_ocl_kernel(ctx, program, name_in, &k_in);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
@@ -173,15 +200,25 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
     if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, 2, bytes, part);
     if (st != REDSCAN_OK) goto done;
 
-    st = pass(ctx, k_in, (cl_mem)in, n, part[0], info->tile, name_in);
-    int cur = 0; /* part[cur] holds the latest partials */
-    for (uint64_t count = n1; st == REDSCAN_OK && count > 1; count = rs_div_up(count, info->tile)) {
-        st = pass(ctx, k_t, part[cur], count, part[1 - cur], info->tile, name_t);
-        cur = 1 - cur;
-    }
-    if (st == REDSCAN_OK) {
-        *result = (rs_scalar){.u64 = 0};
-        st = rs_ocl_buffer_read(ctx, part[cur], 0, result->bytes, tsize);
+    /* Pass 1 reads the input; every later pass reduces the partials of the pass before (ping-pong, part[cur] the
+     * latest). The pass that leaves one value writes it to the caller's buffer (or to scratch, then copied). */
+    const cl_mem result = (cl_mem)out;
+    const int direct = out_offset == 0;
+    uint64_t count = n;
+    int cur = -1;
+    while (st == REDSCAN_OK) {
+        const uint64_t outs = rs_div_up(count, info->tile);
+        const int last = outs == 1;
+        cl_mem dst = last && direct ? result : part[cur == 0 ? 1 : 0];
+        st = cur < 0 ? pass(ctx, k_in, (cl_mem)in, count, dst, info->tile, name_in)
+                     : pass(ctx, k_t, part[cur], count, dst, info->tile, name_t);
+        if (st != REDSCAN_OK) break;
+        if (last) {
+            if (!direct) st = rs_reduce_deliver(ctx, dst, result, out_offset, tsize);
+            break;
+        }
+        cur = cur == 0 ? 1 : 0;
+        count = outs;
     }
 done:
     for (int i = 0; i < 2; i++)
@@ -189,6 +226,20 @@ done:
     if (k_in) clReleaseKernel(k_in);
     if (k_t) clReleaseKernel(k_t);
     return st;
+}
+
+redscan_status rs_ocl_store_empty(redscan_ctx *ctx, redscan_op op, redscan_dtype out_dtype, void *out,
+                                  size_t out_offset)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    const rs_scalar v = rs_empty_result(op, out_dtype);
+    const size_t tsize = redscan_dtype_size(out_dtype);
+    /* The pattern is copied at the enqueue; the offset is a multiple of the pattern size, as OpenCL requires. */
+    cl_int err = clEnqueueFillBuffer(o->queue, (cl_mem)out, v.bytes, tsize, out_offset, tsize, 0, NULL,
+                                     rs_ocl_time_event(o));
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueFillBuffer (reduction of nothing)");
+    rs_ocl_time_note(o);
+    return REDSCAN_OK;
 }
 
 /* ---------------------------------------------------------------- argmin / argmax */
@@ -199,8 +250,18 @@ static size_t rs_small_groups(const rs_ocl *o, uint64_t n) { return rs_ocl_group
 
 #define RS_ARGEXT_TILE 2048 /* kernels_cl/argext.cl */
 
-redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n,
-                             uint64_t *index, rs_scalar *value)
+/* Scratch of argmin/argmax: the pairs of pass 1 (values A, indices A) and of pass 2 (B). */
+static void rs_argext_sizes(const rs_ocl *o, uint64_t n, size_t vsize, size_t bytes[4])
+{
+    const uint64_t m1 = rs_small_groups(o, n), m2 = rs_div_up(m1, RS_ARGEXT_TILE);
+    bytes[0] = (size_t)m1 * vsize;
+    bytes[1] = (size_t)m1 * sizeof(cl_ulong);
+    bytes[2] = (size_t)m2 * vsize;
+    bytes[3] = (size_t)m2 * sizeof(cl_ulong);
+}
+
+redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n, void *index,
+                             void *value)
 {
     /* rs_before (common.clh) takes its direction from RS_OP. */
     cl_program program;
@@ -211,12 +272,12 @@ redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max
     cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
     const size_t vsize = redscan_dtype_size(dtype);
     /* Pass 1: the one-pass small top-k with k = 1 (topk.cl's topk_small_1: one pair per group); then
-     * argext_pairs over the pairs. */
+     * argext_pairs over the pairs. The pass that leaves one pair writes it to the caller's buffers (the value to
+     * scratch when the caller wants none). */
     rs_ocl *o = rs_ocl_of(ctx);
     const size_t groups = rs_small_groups(o, n);
-    const uint64_t m1 = groups, m2 = rs_div_up(m1, RS_ARGEXT_TILE);
-    const size_t bytes[4] = {(size_t)m1 * vsize, (size_t)m1 * sizeof(cl_ulong), (size_t)m2 * vsize,
-                             (size_t)m2 * sizeof(cl_ulong)};
+    size_t bytes[4];
+    rs_argext_sizes(o, n, vsize, bytes);
 
     st = rs_ocl_kernel(ctx, program, "topk_small_1", &k_in);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "argext_pairs", &k_pairs);
@@ -224,28 +285,26 @@ redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max
     if (st != REDSCAN_OK) goto done;
 
     const cl_ulong n64 = n;
+    const cl_mem out_i = (cl_mem)index;
     {
         const cl_uint one = 1;
+        const int last = groups == 1;
+        const cl_mem dv = last && value ? (cl_mem)value : part[0], di = last ? out_i : part[1];
         const size_t sizes[] = {sizeof(cl_mem), sizeof n64, sizeof one, sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&in, &n64, &one, &part[0], &part[1]};
+        const void *values[] = {&in, &n64, &one, &dv, &di};
         st = rs_set_args(ctx, k_in, "topk_small_1", 5, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, groups, "topk_small_1 (argext)");
     }
     int cur = 0; /* part[2*cur], part[2*cur+1] hold the latest pairs */
-    for (cl_ulong m = m1; st == REDSCAN_OK && m > 1; m = rs_div_up(m, RS_ARGEXT_TILE)) {
+    for (cl_ulong m = groups; st == REDSCAN_OK && m > 1; m = rs_div_up(m, RS_ARGEXT_TILE)) {
+        const uint64_t outs = rs_div_up(m, RS_ARGEXT_TILE);
+        const int last = outs == 1;
+        const cl_mem dv = last && value ? (cl_mem)value : part[2 - 2 * cur], di = last ? out_i : part[3 - 2 * cur];
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof m, sizeof n64, sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&part[2 * cur], &part[2 * cur + 1], &m, &n64, &part[2 - 2 * cur], &part[3 - 2 * cur]};
+        const void *values[] = {&part[2 * cur], &part[2 * cur + 1], &m, &n64, &dv, &di};
         st = rs_set_args(ctx, k_pairs, "argext_pairs", 6, sizes, values);
-        if (st == REDSCAN_OK)
-            st = rs_ocl_launch(ctx, k_pairs, rs_ocl_groups_for(o, rs_div_up(m, RS_ARGEXT_TILE)), "argext_pairs");
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_pairs, rs_ocl_groups_for(o, outs), "argext_pairs");
         cur = 1 - cur;
-    }
-    if (st == REDSCAN_OK) {
-        cl_ulong idx = 0;
-        *value = (rs_scalar){.u64 = 0};
-        st = rs_ocl_buffer_read(ctx, part[2 * cur], 0, value->bytes, vsize);
-        if (st == REDSCAN_OK) st = rs_ocl_buffer_read(ctx, part[2 * cur + 1], 0, &idx, sizeof idx);
-        if (st == REDSCAN_OK) *index = idx;
     }
 done:
     for (int i = 0; i < 4; i++)
@@ -260,8 +319,28 @@ done:
 #define RS_TOPK_TILE 1024     /* kernels_cl/topk.cl */
 #define RS_TOPK_SMALL_MAX 8   /* topk_small_1 / _2 / _8 of kernels_cl/topk.cl */
 
+/* Top-k's first pass: k <= RS_TOPK_SMALL_MAX: one pass (topk_small_K, K = k for k <= 2, else 8), groups * k
+ * candidates; else topk_in, the best k of every tile of RS_TOPK_TILE. */
+static uint64_t rs_topk_first(const rs_ocl *o, uint64_t n, size_t k, size_t *groups)
+{
+    const int small = k <= RS_TOPK_SMALL_MAX;
+    *groups = small ? rs_small_groups(o, n) : rs_ocl_groups_for(o, rs_div_up(n, RS_TOPK_TILE));
+    return small ? (uint64_t)*groups * k : rs_div_up(n, RS_TOPK_TILE) * k;
+}
+
+/* Scratch of top-k: the candidates of pass 1 (values A, indices A) and of pass 2 (B). */
+static void rs_topk_sizes(const rs_ocl *o, uint64_t n, size_t k, size_t vsize, size_t bytes[4])
+{
+    size_t groups;
+    const uint64_t m1 = rs_topk_first(o, n, k, &groups), m2 = rs_div_up(m1, RS_TOPK_TILE) * k;
+    bytes[0] = (size_t)m1 * vsize;
+    bytes[1] = (size_t)m1 * sizeof(cl_ulong);
+    bytes[2] = (size_t)m2 * vsize;
+    bytes[3] = (size_t)m2 * sizeof(cl_ulong);
+}
+
 redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
-                           void *values, uint64_t *indices)
+                           void *values, void *indices)
 {
     /* The first pass's kernel and the program that holds it (with topk_pairs): one choice, by k. */
     static const struct {
@@ -281,15 +360,12 @@ redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size
     cl_kernel k_in = NULL, k_pairs = NULL;
     cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
     const size_t vsize = redscan_dtype_size(dtype);
-    /* Pass 1: k <= RS_TOPK_SMALL_MAX: one pass (topk_small_K, K = k for k <= 2, else 8), groups * k candidates;
-     * else topk_in, the best k of every tile of RS_TOPK_TILE. Later passes: topk_pairs, the best k of every tile
-     * of the candidates, until k are left. */
+    /* Later passes: topk_pairs, the best k of every tile of the candidates, until k are left; that pass writes the
+     * caller's buffers (the indices to scratch when the caller wants none). */
     rs_ocl *o = rs_ocl_of(ctx);
-    const size_t groups1 = small ? rs_small_groups(o, n) : rs_ocl_groups_for(o, rs_div_up(n, RS_TOPK_TILE));
-    const uint64_t m1 = small ? (uint64_t)groups1 * k : rs_div_up(n, RS_TOPK_TILE) * k;
-    const uint64_t m2 = rs_div_up(m1, RS_TOPK_TILE) * k;
-    const size_t bytes[4] = {(size_t)m1 * vsize, (size_t)m1 * sizeof(cl_ulong), (size_t)m2 * vsize,
-                             (size_t)m2 * sizeof(cl_ulong)};
+    size_t groups1, bytes[4];
+    const uint64_t m1 = rs_topk_first(o, n, k, &groups1);
+    rs_topk_sizes(o, n, k, vsize, bytes);
 
     st = rs_ocl_kernel(ctx, program, name_in, &k_in);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "topk_pairs", &k_pairs);
@@ -298,28 +374,28 @@ redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size
 
     const cl_ulong n64 = n;
     const cl_uint k32 = (cl_uint)k;
+    const cl_mem out_v = (cl_mem)values;
     {
+        const int last = m1 <= k;
+        const cl_mem dv = last ? out_v : part[0], di = last && indices ? (cl_mem)indices : part[1];
         const size_t sizes[] = {sizeof(cl_mem), sizeof n64, sizeof k32, sizeof(cl_mem), sizeof(cl_mem)};
-        const void *args[] = {&in, &n64, &k32, &part[0], &part[1]};
+        const void *args[] = {&in, &n64, &k32, &dv, &di};
         st = rs_set_args(ctx, k_in, name_in, 5, sizes, args);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, groups1, name_in);
     }
     int cur = 0;
     for (cl_ulong m = m1; st == REDSCAN_OK && m > k;) {
         const uint64_t tiles = rs_div_up(m, RS_TOPK_TILE);
+        const int last = tiles == 1;
+        const cl_mem dv = last ? out_v : part[2 - 2 * cur],
+                     di = last && indices ? (cl_mem)indices : part[3 - 2 * cur];
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof m, sizeof n64, sizeof k32,
                                 sizeof(cl_mem), sizeof(cl_mem)};
-        const void *args[] = {&part[2 * cur], &part[2 * cur + 1], &m, &n64, &k32, &part[2 - 2 * cur], &part[3 - 2 * cur]};
+        const void *args[] = {&part[2 * cur], &part[2 * cur + 1], &m, &n64, &k32, &dv, &di};
         st = rs_set_args(ctx, k_pairs, "topk_pairs", 7, sizes, args);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_pairs, rs_ocl_groups_for(o, tiles), "topk_pairs");
         m = tiles * k;
         cur = 1 - cur;
-    }
-    if (st == REDSCAN_OK) st = rs_ocl_buffer_read(ctx, part[2 * cur], 0, values, k * vsize);
-    if (st == REDSCAN_OK) {
-        /* cl_ulong and uint64_t are the same 64-bit unsigned type on every host OpenCL supports. */
-        _Static_assert(sizeof(cl_ulong) == sizeof(uint64_t), "cl_ulong is 64-bit");
-        st = rs_ocl_buffer_read(ctx, part[2 * cur + 1], 0, indices, k * sizeof(cl_ulong));
     }
 done:
     for (int i = 0; i < 4; i++)
@@ -327,4 +403,35 @@ done:
     if (k_in) clReleaseKernel(k_in);
     if (k_pairs) clReleaseKernel(k_pairs);
     return st;
+}
+
+/* ---------------------------------------------------------------- workspace */
+
+static void rs_need(size_t *need, const size_t *bytes, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (bytes[i] > need[i]) need[i] = bytes[i];
+}
+
+void rs_ocl_select_reserve(const rs_ocl *o, redscan_dtype dtype, uint64_t n, size_t k_max, size_t *need)
+{
+    size_t bytes[4];
+    const redscan_dtype wide = rs_widening_of(dtype);
+    for (size_t i = 0; i < sizeof rs_reduce_algos / sizeof rs_reduce_algos[0]; i++) {
+        rs_reduce_sizes(&rs_reduce_algos[i], n, redscan_dtype_size(dtype), bytes);
+        rs_need(need, bytes, 2);
+        if (wide) {
+            rs_reduce_sizes(&rs_reduce_algos[i], n, redscan_dtype_size(wide), bytes);
+            rs_need(need, bytes, 2);
+        }
+    }
+    rs_argext_sizes(o, n, redscan_dtype_size(dtype), bytes);
+    rs_need(need, bytes, 4);
+    /* The candidates grow with k on each path: the largest small k, and k_max itself when it takes the other. */
+    rs_topk_sizes(o, n, k_max < RS_TOPK_SMALL_MAX ? k_max : RS_TOPK_SMALL_MAX, redscan_dtype_size(dtype), bytes);
+    rs_need(need, bytes, 4);
+    if (k_max > RS_TOPK_SMALL_MAX) {
+        rs_topk_sizes(o, n, k_max, redscan_dtype_size(dtype), bytes);
+        rs_need(need, bytes, 4);
+    }
 }

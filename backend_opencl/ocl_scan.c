@@ -152,19 +152,25 @@ static redscan_status rs_scan_totals(rs_scan_run *r, int lvl)
     return st;
 }
 
-/* Counts of every level, and one scratch slot per level (rs_ocl_scratch_split). */
-static redscan_status rs_scan_levels(rs_scan_run *r, uint64_t n)
+/* Totals held by every level for n elements in sections of `section`, and their bytes; returns the level count. */
+static int rs_scan_level_sizes(uint64_t n, uint64_t section, size_t tsize, uint64_t *count, size_t *bytes)
 {
-    const uint64_t section = r->blk->section;
-    size_t bytes[RS_SCAN_MAX_LEVELS];
     uint64_t m = rs_div_up(n, section);
-    r->nlevels = 0;
-    while (r->nlevels < RS_SCAN_MAX_LEVELS) {
-        bytes[r->nlevels] = (size_t)m * r->tsize;
-        r->count[r->nlevels++] = m;
+    int levels = 0;
+    while (levels < RS_SCAN_MAX_LEVELS) {
+        bytes[levels] = (size_t)m * tsize;
+        count[levels++] = m;
         if (m <= section) break;
         m = rs_div_up(m, section);
     }
+    return levels;
+}
+
+/* Counts of every level, and one scratch slot per level (rs_ocl_scratch_split). */
+static redscan_status rs_scan_levels(rs_scan_run *r, uint64_t n)
+{
+    size_t bytes[RS_SCAN_MAX_LEVELS];
+    r->nlevels = rs_scan_level_sizes(n, r->blk->section, r->tsize, r->count, bytes);
     redscan_status st = rs_ocl_scratch_split(r->ctx, (size_t)r->nlevels, bytes, r->level);
     if (st != REDSCAN_OK) r->nlevels = 0; /* nothing to release */
     return st;
@@ -275,4 +281,18 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
     for (int k = 0; k < r.nlevels; ++k)
         if (r.level[k]) clReleaseMemObject(r.level[k]);
     return st;
+}
+
+void rs_ocl_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need)
+{
+    const size_t tsize = rs_scan_dtype_size(out_dtype);
+    for (size_t b = 0; b < sizeof rs_scan_blocks / sizeof rs_scan_blocks[0]; ++b) {
+        uint64_t count[RS_SCAN_MAX_LEVELS];
+        size_t bytes[RS_SCAN_MAX_LEVELS];
+        const int levels = rs_scan_level_sizes(n, rs_scan_blocks[b].section, tsize, count, bytes);
+        for (int i = 0; i < levels; i++)
+            if (bytes[i] > need[i]) need[i] = bytes[i];
+        const size_t flags = rs_ocl_single_pass_bytes(out_dtype, rs_scan_blocks[b].section, n);
+        if (flags > need[0]) need[0] = flags;
+    }
 }

@@ -42,6 +42,14 @@ static size_t rs_sp_dtype_size(redscan_dtype d)
     return (d == REDSCAN_INT32 || d == REDSCAN_UINT32 || d == REDSCAN_FLOAT32) ? 4 : 8;
 }
 
+size_t rs_ocl_single_pass_bytes(redscan_dtype out_dtype, uint64_t section, uint64_t n)
+{
+    const uint64_t tiles = n / section + (n % section != 0);
+    const uint64_t groups = tiles / 32 + (tiles % 32 != 0); /* RS_SP_GROUP tiles per group */
+    const uint64_t words = RS_SP_SLOT_BASE + (tiles + groups) * (rs_sp_dtype_size(out_dtype) == 8 ? 2 : 1);
+    return (size_t)words * 8;
+}
+
 redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req, rs_ocl_family family,
                                        const char *sfx, uint64_t section, void *in, void *out, size_t n)
 {
@@ -61,9 +69,7 @@ redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req,
     st = rs_single_pass_per(ctx, tiles, rs_ocl_groups_for(o, tiles), &per_u);
     if (st != REDSCAN_OK) return st;
     const cl_uint per = per_u;
-    const uint64_t groups = tiles / 32 + (tiles % 32 != 0); /* RS_SP_GROUP tiles per group */
-    const uint64_t words = RS_SP_SLOT_BASE + (tiles + groups) * (tsize == 8 ? 2 : 1);
-    const size_t bytes = (size_t)words * 8;
+    const size_t bytes = rs_ocl_single_pass_bytes(req->out_dtype, section, n);
 
     cl_program program;
     st = rs_ocl_program_get(ctx, family, req->dtype, req->out_dtype, req->op, &program);

@@ -29,6 +29,16 @@ redscan_status rs_ocl_profiling(redscan_ctx *ctx, int on)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     if (o->profiling == on) return REDSCAN_OK;
+    if (o->attached) {
+        /* The caller's queue is never replaced: timing needs it to have been made with profiling. */
+        if (on && !o->queue_profiling)
+            return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                                "redscan_set_profiling: the context works on the caller's queue "
+                                "(redscan_create_on_opencl_queue), which was made without CL_QUEUE_PROFILING_ENABLE; "
+                                "make it with that property to time operations");
+        o->profiling = on;
+        return REDSCAN_OK;
+    }
     /* The new queue first: if it cannot be made, the context keeps the one it has. In order, as in ocl_device.c. */
     const cl_command_queue_properties props = on ? CL_QUEUE_PROFILING_ENABLE : 0;
     cl_int err;

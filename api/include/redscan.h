@@ -211,6 +211,50 @@ REDSCAN_API redscan_status redscan_scan_host(redscan_ctx *ctx, redscan_op op, re
 REDSCAN_API redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, const void *in, void *out,
                                     size_t n);
 
+/* ---- stream-ordered (asynchronous) operation (docs/ASYNC.md) ----
+ * A context can work on the caller's own CUDA stream or OpenCL command queue. The _async functions check their
+ * arguments, enqueue their work on the context's stream / queue and return: nothing waits for the device, results
+ * stay in device memory, and the work runs in order with whatever else the caller puts on that stream / queue.
+ * They work on every context (on one made by redscan_create, on its own stream / queue). A refused argument is
+ * reported before anything is enqueued; a device failure by the call or by redscan_synchronize. The blocking
+ * functions are the same work followed by a wait and a copy of the result to the host.
+ *
+ * Workspace: redscan_reserve sizes the context's workspace for every operation on n elements of dtype (every
+ * algorithm, its widening, top-k up to k = 8); redscan_reserve_topk also for top-k up to k. After that, or after an
+ * earlier call of the same size, an _async call allocates nothing, waits for nothing and copies nothing to the host,
+ * so a sequence of them can be captured into a CUDA graph and replayed (on OpenCL, the first call of an operation
+ * builds its program first, on the host). */
+
+/* The context uses the caller's stream on CUDA device `device` (stream NULL = the legacy default stream) and never
+ * destroys it; the calling thread's current device is left as it was. REDSCAN_CUDA_DEVICE is not read. */
+REDSCAN_API redscan_status redscan_create_on_cuda_stream(redscan_ctx **ctx, int device, void *stream);
+/* The context uses the caller's cl_command_queue, its cl_context and its device, all retained while the context
+ * lives and released by redscan_destroy. An out-of-order queue is refused (REDSCAN_ERR_UNSUPPORTED): redscan's
+ * commands rely on in-order execution. REDSCAN_OPENCL_DEVICE is not read. */
+REDSCAN_API redscan_status redscan_create_on_opencl_queue(redscan_ctx **ctx, void *queue);
+REDSCAN_API redscan_status redscan_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n);
+REDSCAN_API redscan_status redscan_reserve_topk(redscan_ctx *ctx, redscan_dtype dtype, size_t n, size_t k);
+/* Wait until everything the context enqueued (and all earlier work on its stream / queue) is done; reports a device
+ * failure of that work. */
+REDSCAN_API redscan_status redscan_synchronize(redscan_ctx *ctx);
+
+/* result[result_index] (one element of out_dtype; the index counts elements) = the reduction; n = 0 stores the
+ * result of reducing nothing, as redscan_reduce_ex returns it. */
+REDSCAN_API redscan_status redscan_reduce_async(redscan_ctx *ctx, const redscan_reduce_desc *desc,
+                                                const redscan_buffer *in, size_t n, redscan_buffer *result,
+                                                size_t result_index);
+REDSCAN_API redscan_status redscan_scan_async(redscan_ctx *ctx, const redscan_scan_desc *desc,
+                                              const redscan_buffer *in, redscan_buffer *out, size_t n);
+/* index: one uint64 (bytes 0..7 of the buffer); value (or NULL): one element of dtype at its start. */
+REDSCAN_API redscan_status redscan_argmin_async(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in,
+                                                size_t n, redscan_buffer *index, redscan_buffer *value);
+REDSCAN_API redscan_status redscan_argmax_async(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in,
+                                                size_t n, redscan_buffer *index, redscan_buffer *value);
+/* values: k elements of dtype at the buffer's start; indices (or NULL): k uint64. */
+REDSCAN_API redscan_status redscan_topk_async(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in,
+                                              size_t n, size_t k, int largest, redscan_buffer *values,
+                                              redscan_buffer *indices);
+
 /* ---- profiling (benchmarks) ----
  * With profiling on, every reduction, scan, mean, argmin/argmax and top-k call (device and host forms) records the
  * device time of its work: from the start of its first device command to the end of its last one, on the device's

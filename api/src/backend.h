@@ -56,16 +56,38 @@ typedef struct rs_backend_ops {
     redscan_status (*buffer_write)(redscan_ctx *ctx, void *handle, size_t offset, const void *src, size_t bytes);
     redscan_status (*buffer_read)(redscan_ctx *ctx, void *handle, size_t offset, void *dst, size_t bytes);
 
-    /* result: one element of req->out_dtype. */
-    redscan_status (*reduce)(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, rs_scalar *result);
+    /* Attach to the caller's native objects instead of making them (redscan_create_on_*): CUDA: native = the
+     * cudaStream_t, device = its device; OpenCL: native = the cl_command_queue (device unused). As init otherwise. */
+    redscan_status (*init_attached)(redscan_ctx *ctx, void *native, int device);
+
+    /* The operations enqueue their work on the context's stream / queue and return without waiting (the blocking
+     * entry points wait with synchronize and take the result with result_take). Device results go to buffer
+     * handles at a byte offset; the backend may assume the core checked sizes and that nothing but an allocation
+     * of workspace (grow-only, see reserve) and, on OpenCL, a first program build happen on the host. */
+    /* out + out_offset: one element of req->out_dtype. */
+    redscan_status (*reduce)(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, void *out,
+                             size_t out_offset);
+    /* out + out_offset = rs_empty_result(op, out_dtype) (a reduction of nothing), by a device command. */
+    redscan_status (*store_empty)(redscan_ctx *ctx, redscan_op op, redscan_dtype out_dtype, void *out,
+                                  size_t out_offset);
     /* in may equal out (only when dtype == out_dtype). */
     redscan_status (*scan)(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
-    /* want_max: 0 argmin, 1 argmax. value: one element of dtype. */
-    redscan_status (*argext)(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n,
-                             uint64_t *index, rs_scalar *value);
-    /* values: k elements of dtype, indices: k entries (never NULL here; the core supplies scratch). */
+    /* want_max: 0 argmin, 1 argmax. index: one uint64 at offset 0; value: one element of dtype, or NULL. */
+    redscan_status (*argext)(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n, void *index,
+                             void *value);
+    /* values: k elements of dtype; indices: k uint64 or NULL. */
     redscan_status (*topk)(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
-                           void *values, uint64_t *indices);
+                           void *values, void *indices);
+    /* Wait for the stream / queue and report a failure of its work. quiet = 1: only wait (a failed blocking call
+     * settles what it enqueued), recording nothing. */
+    redscan_status (*synchronize)(redscan_ctx *ctx, int quiet);
+    /* Size the workspace for every operation on n elements of dtype (and its widening) with top-k up to k_max. */
+    redscan_status (*reserve)(redscan_ctx *ctx, redscan_dtype dtype, size_t n, size_t k_max);
+    /* The blocking entry points' result area: two device handles of RS_RESULT_BYTES each (values, indices) that
+     * the operations write like any buffer; result_take waits for the stream / queue and copies out. */
+    redscan_status (*result_slots)(redscan_ctx *ctx, void **values, void **indices);
+    redscan_status (*result_take)(redscan_ctx *ctx, void *values, size_t value_bytes, void *indices,
+                                  size_t index_bytes, const char *what);
 
     /* Optional (NULL = REDSCAN_ERR_UNSUPPORTED): wrap memory the caller owns (a cl_mem for OpenCL, a device
      * pointer for CUDA) without copying; unwrap undoes whatever wrap did (never frees the caller's memory). */
@@ -86,6 +108,9 @@ typedef struct rs_backend_ops {
      * (api/src/program_cache.c); stats arrive zeroed with "" strings. */
     void (*cache_stats)(redscan_ctx *ctx, redscan_cache_stats *stats);
 } rs_backend_ops;
+
+/* Bytes of each half of the blocking result area: the values (or indices) of the largest top-k. */
+#define RS_RESULT_BYTES ((size_t)REDSCAN_TOPK_MAX * 8)
 
 #define RS_ERROR_MAX 8192
 
@@ -123,14 +148,18 @@ void rs_clear_error(redscan_ctx *ctx);
 /* Identity of op for dtype (sum: 0, -0.0 for floats; prod: 1; min: largest value / +inf;
  * max: smallest value / -inf). */
 rs_scalar rs_identity(redscan_op op, redscan_dtype dtype);
+/* What a reduction of nothing returns: the identity of op, except +0 (not -0.0) for sums. */
+rs_scalar rs_empty_result(redscan_op op, redscan_dtype dtype);
 /* The widening accepted for dtype (INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64), 0 if none. */
 redscan_dtype rs_widening_of(redscan_dtype dtype);
 
 /* profile.c: device timing around a backend operation. rs_time_forget at the entry of every operation;
  * rs_time_begin / rs_time_end around its backend call (end returns st, or the timing's own failure). Both do nothing
  * while profiling is off. */
-typedef enum { RS_TIME_NONE = 0, RS_TIME_EMPTY, RS_TIME_FAILED, RS_TIME_OK } rs_time_state;
+typedef enum { RS_TIME_NONE = 0, RS_TIME_EMPTY, RS_TIME_FAILED, RS_TIME_OK, RS_TIME_ASYNC } rs_time_state;
 void rs_time_forget(redscan_ctx *ctx);
+/* An _async call: not timed (its work runs after it returns); redscan_last_device_time says so. */
+void rs_time_async(redscan_ctx *ctx);
 redscan_status rs_time_begin(redscan_ctx *ctx);
 redscan_status rs_time_end(redscan_ctx *ctx, redscan_status st);
 

@@ -68,6 +68,65 @@ static redscan_status start(redscan_ctx *ctx, const rs_backend_ops *ops)
     return st;
 }
 
+/* A context with the settings every creation reads from the environment (algorithm overrides, the program cache),
+ * before any backend starts: a malformed variable fails the call with its accepted values. */
+static redscan_status new_context(redscan_ctx **out)
+{
+    int reduce, block, grid, cache_off;
+    redscan_status st;
+    if ((st = env_choice("REDSCAN_REDUCE_ALGO", RS_NAMES_REDUCE, &reduce)) != REDSCAN_OK) return st;
+    if ((st = env_choice("REDSCAN_SCAN_BLOCK", RS_NAMES_BLOCK, &block)) != REDSCAN_OK) return st;
+    if ((st = env_choice("REDSCAN_SCAN_GRID", RS_NAMES_GRID, &grid)) != REDSCAN_OK) return st;
+    if ((st = rs_env_program_cache(&cache_off)) != REDSCAN_OK) return st;
+    redscan_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return rs_set_error(NULL, REDSCAN_ERR_OUT_OF_MEMORY, "redscan_create: out of host memory");
+    ctx->env_reduce = (redscan_reduce_algo)reduce;
+    ctx->env_block = (redscan_block_scan)block;
+    ctx->env_grid = (redscan_grid_scan)grid;
+    ctx->program_cache_off = cache_off;
+    *out = ctx;
+    return REDSCAN_OK;
+}
+
+/* redscan_create_on_*: the backend attaches to the caller's stream or queue. */
+static redscan_status create_attached(redscan_ctx **out, const char *fn, const rs_backend_ops *ops, void *native,
+                                      int device)
+{
+    redscan_ctx *ctx;
+    redscan_status st = new_context(&ctx);
+    if (st != REDSCAN_OK) return st;
+    ctx->ops = ops;
+    st = ops->init_attached(ctx, native, device);
+    if (st != REDSCAN_OK) {
+        rs_set_error(NULL, st, "%s: %s", fn, ctx->last_error);
+        free(ctx);
+        return st;
+    }
+    *out = ctx;
+    return REDSCAN_OK;
+}
+
+redscan_status redscan_create_on_cuda_stream(redscan_ctx **out, int device, void *stream)
+{
+    static const char fn[] = "redscan_create_on_cuda_stream";
+    rs_clear_error(NULL);
+    if (!out) return rs_set_error(NULL, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
+    *out = NULL;
+    if (device < 0)
+        return rs_set_error(NULL, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'device' = %d is negative", fn, device);
+    return create_attached(out, fn, &rs_cuda_backend, stream, device);
+}
+
+redscan_status redscan_create_on_opencl_queue(redscan_ctx **out, void *queue)
+{
+    static const char fn[] = "redscan_create_on_opencl_queue";
+    rs_clear_error(NULL);
+    if (!out) return rs_set_error(NULL, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
+    *out = NULL;
+    if (!queue) return rs_set_error(NULL, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'queue' is NULL", fn);
+    return create_attached(out, fn, &rs_opencl_backend, queue, 0);
+}
+
 redscan_status redscan_create(redscan_ctx **out, redscan_backend backend)
 {
     rs_clear_error(NULL);
@@ -86,20 +145,9 @@ redscan_status redscan_create(redscan_ctx **out, redscan_backend backend)
         backend = (redscan_backend)v;
         if (getenv("REDSCAN_BACKEND")) var = " (from REDSCAN_BACKEND)";
     }
-    int reduce, block, grid;
-    redscan_status st;
-    if ((st = env_choice("REDSCAN_REDUCE_ALGO", RS_NAMES_REDUCE, &reduce)) != REDSCAN_OK) return st;
-    if ((st = env_choice("REDSCAN_SCAN_BLOCK", RS_NAMES_BLOCK, &block)) != REDSCAN_OK) return st;
-    if ((st = env_choice("REDSCAN_SCAN_GRID", RS_NAMES_GRID, &grid)) != REDSCAN_OK) return st;
-    int cache_off;
-    if ((st = rs_env_program_cache(&cache_off)) != REDSCAN_OK) return st;
-
-    redscan_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return rs_set_error(NULL, REDSCAN_ERR_OUT_OF_MEMORY, "redscan_create: out of host memory");
-    ctx->env_reduce = (redscan_reduce_algo)reduce;
-    ctx->env_block = (redscan_block_scan)block;
-    ctx->env_grid = (redscan_grid_scan)grid;
-    ctx->program_cache_off = cache_off;
+    redscan_ctx *ctx;
+    redscan_status st = new_context(&ctx);
+    if (st != REDSCAN_OK) return st;
 
     if (backend != REDSCAN_BACKEND_AUTO) {
         st = start(ctx, table_of(backend));

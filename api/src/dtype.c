@@ -81,3 +81,10 @@ rs_scalar rs_identity(redscan_op op, redscan_dtype dtype)
     }
     return s;
 }
+
+rs_scalar rs_empty_result(redscan_op op, redscan_dtype dtype)
+{
+    rs_scalar s = rs_identity(op, dtype);
+    if (op == REDSCAN_SUM) memset(&s, 0, sizeof s);
+    return s;
+}

@@ -42,6 +42,9 @@ redscan_status redscan_last_device_time(redscan_ctx *ctx, double *seconds)
         why = "the last operation ran no device command (n = 0, or its arguments were refused)";
     else if (ctx->time_state == RS_TIME_FAILED)
         why = "the last operation failed";
+    else if (ctx->time_state == RS_TIME_ASYNC)
+        why = "the last operation was an _async call, which is not timed (its work runs after it returns: time it "
+              "with events on the stream or queue)";
     if (why) return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: no device time: %s", fn, why);
     *seconds = ctx->device_time;
     return REDSCAN_OK;
@@ -50,6 +53,11 @@ redscan_status redscan_last_device_time(redscan_ctx *ctx, double *seconds)
 void rs_time_forget(redscan_ctx *ctx)
 {
     if (ctx->profiling) ctx->time_state = RS_TIME_EMPTY;
+}
+
+void rs_time_async(redscan_ctx *ctx)
+{
+    if (ctx->profiling) ctx->time_state = RS_TIME_ASYNC;
 }
 
 redscan_status rs_time_begin(redscan_ctx *ctx)

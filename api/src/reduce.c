@@ -25,16 +25,9 @@ static redscan_status check_desc(redscan_ctx *ctx, const char *fn, const redscan
     return REDSCAN_OK;
 }
 
-/* The value a reduction of nothing returns: the identity, except +0 (not -0.0) for float sums. */
-static rs_scalar empty_result(const rs_reduce_req *req)
-{
-    rs_scalar s = rs_identity(req->op, req->out_dtype);
-    if (req->op == REDSCAN_SUM) memset(&s, 0, sizeof s);
-    return s;
-}
-
 /* Float sums and products return the canonical quiet NaN for any NaN: devices differ in the NaN bits an
- * addition makes (see RS_OUT in kernels_cl/common.clh); min/max keep the input's NaN. */
+ * addition makes (see RS_OUT in kernels_cl/common.clh). The kernels store it so; this keeps the host side of a
+ * blocking call to the same rule whatever a device did. min/max keep the input's NaN. */
 static void canonical_nan(const rs_reduce_req *req, rs_scalar *r)
 {
     if (req->op != REDSCAN_SUM && req->op != REDSCAN_PROD) return;
@@ -42,17 +35,56 @@ static void canonical_nan(const rs_reduce_req *req, rs_scalar *r)
     if (req->out_dtype == REDSCAN_FLOAT64 && r->f64 != r->f64) r->u64 = 0x7ff8000000000000ull;
 }
 
+/* The one path of every reduction: enqueue it, its result going to out + offset (n = 0: the empty result). */
+static redscan_status enqueue(redscan_ctx *ctx, const rs_reduce_req *req, const redscan_buffer *in, size_t n,
+                              void *out, size_t offset)
+{
+    if (n == 0) return ctx->ops->store_empty(ctx, req->op, req->out_dtype, out, offset);
+    return ctx->ops->reduce(ctx, req, in->handle, n, out, offset);
+}
+
+/* Blocking: the same enqueue into the context's result area, a wait, and the copy to the host. n = 0 needs no
+ * device at all (and runs no device command, which profiling reports). */
 static redscan_status run(redscan_ctx *ctx, const rs_reduce_req *req, const redscan_buffer *in, size_t n,
                           void *result)
 {
-    rs_scalar r = empty_result(req);
+    rs_scalar r = rs_empty_result(req->op, req->out_dtype);
+    const size_t tsize = redscan_dtype_size(req->out_dtype);
     if (n > 0) {
+        void *slot = NULL, *unused = NULL;
+        RS_TRY(ctx->ops->result_slots(ctx, &slot, &unused));
         RS_TRY(rs_time_begin(ctx));
-        RS_TRY(rs_time_end(ctx, ctx->ops->reduce(ctx, req, in->handle, n, &r)));
+        redscan_status st = enqueue(ctx, req, in, n, slot, 0);
+        if (st == REDSCAN_OK)
+            st = ctx->ops->result_take(ctx, r.bytes, tsize, NULL, 0, "reduce");
+        else
+            (void)ctx->ops->synchronize(ctx, 1); /* nothing queued may outlive the failed call */
+        RS_TRY(rs_time_end(ctx, st));
     }
     canonical_nan(req, &r);
-    memcpy(result, &r, redscan_dtype_size(req->out_dtype));
+    memcpy(result, &r, tsize);
     return REDSCAN_OK;
+}
+
+redscan_status redscan_reduce_async(redscan_ctx *ctx, const redscan_reduce_desc *desc, const redscan_buffer *in,
+                                    size_t n, redscan_buffer *result, size_t result_index)
+{
+    static const char fn[] = "redscan_reduce_async";
+    rs_reduce_req req;
+    RS_TRY(rs_check_ctx(fn, ctx));
+    rs_time_async(ctx);
+    RS_TRY(check_desc(ctx, fn, desc, &req));
+    RS_TRY(rs_check_buffer(ctx, fn, "in", in, n, redscan_dtype_size(req.dtype)));
+    RS_TRY(rs_check_ptr(ctx, fn, "result", result));
+    const size_t tsize = redscan_dtype_size(req.out_dtype);
+    RS_TRY(rs_check_buffer(ctx, fn, "result", result, 0, tsize));
+    if (result_index >= result->bytes / tsize)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument 'result_index' = %zu is past the end of 'result' (%zu bytes hold %zu "
+                            "elements of %s)",
+                            fn, result_index, result->bytes, result->bytes / tsize,
+                            redscan_dtype_name(req.out_dtype));
+    return enqueue(ctx, &req, in, n, result->handle, result_index * tsize);
 }
 
 redscan_status redscan_reduce_ex(redscan_ctx *ctx, const redscan_reduce_desc *desc, const redscan_buffer *in,

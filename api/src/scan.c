@@ -38,6 +38,46 @@ static redscan_status check_desc(redscan_ctx *ctx, const char *fn, const redscan
     return REDSCAN_OK;
 }
 
+/* Checks shared by the device-buffer forms. */
+static redscan_status check_buffers(redscan_ctx *ctx, const char *fn, const rs_scan_req *req, const redscan_buffer *in,
+                                    const redscan_buffer *out, size_t n)
+{
+    RS_TRY(rs_check_buffer(ctx, fn, "in", in, n, redscan_dtype_size(req->dtype)));
+    RS_TRY(rs_check_buffer(ctx, fn, "out", out, n, redscan_dtype_size(req->out_dtype)));
+    if (in == out && req->out_dtype != req->dtype)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: arguments 'in' and 'out' are the same buffer, which needs out_dtype == dtype "
+                            "(a widening scan cannot run in place)",
+                            fn);
+    return REDSCAN_OK;
+}
+
+/* Blocking: the async scan, then a wait (a failure while the kernels run is reported by this call, and out is
+ * complete on return); a failed enqueue still settles what it queued. Timed as one operation. */
+static redscan_status run_blocking(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n)
+{
+    RS_TRY(rs_time_begin(ctx));
+    redscan_status st = ctx->ops->scan(ctx, req, in, out, n);
+    if (st == REDSCAN_OK)
+        st = ctx->ops->synchronize(ctx, 0);
+    else
+        (void)ctx->ops->synchronize(ctx, 1);
+    return rs_time_end(ctx, st);
+}
+
+redscan_status redscan_scan_async(redscan_ctx *ctx, const redscan_scan_desc *desc, const redscan_buffer *in,
+                                  redscan_buffer *out, size_t n)
+{
+    static const char fn[] = "redscan_scan_async";
+    rs_scan_req req;
+    RS_TRY(rs_check_ctx(fn, ctx));
+    rs_time_async(ctx);
+    RS_TRY(check_desc(ctx, fn, desc, &req));
+    RS_TRY(check_buffers(ctx, fn, &req, in, out, n));
+    if (n == 0) return REDSCAN_OK;
+    return ctx->ops->scan(ctx, &req, in->handle, out->handle, n);
+}
+
 redscan_status redscan_scan_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, const redscan_buffer *in,
                                redscan_buffer *out, size_t n)
 {
@@ -46,16 +86,9 @@ redscan_status redscan_scan_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, 
     RS_TRY(rs_check_ctx(fn, ctx));
     rs_time_forget(ctx);
     RS_TRY(check_desc(ctx, fn, desc, &req));
-    RS_TRY(rs_check_buffer(ctx, fn, "in", in, n, redscan_dtype_size(req.dtype)));
-    RS_TRY(rs_check_buffer(ctx, fn, "out", out, n, redscan_dtype_size(req.out_dtype)));
-    if (in == out && req.out_dtype != req.dtype)
-        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
-                            "%s: arguments 'in' and 'out' are the same buffer, which needs out_dtype == dtype "
-                            "(a widening scan cannot run in place)",
-                            fn);
+    RS_TRY(check_buffers(ctx, fn, &req, in, out, n));
     if (n == 0) return REDSCAN_OK;
-    RS_TRY(rs_time_begin(ctx));
-    return rs_time_end(ctx, ctx->ops->scan(ctx, &req, in->handle, out->handle, n));
+    return run_blocking(ctx, &req, in->handle, out->handle, n);
 }
 
 redscan_status redscan_scan(redscan_ctx *ctx, redscan_op op, redscan_dtype dtype, int exclusive,
@@ -92,8 +125,7 @@ redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *d
         st = rs_stage_alloc(ctx, out_bytes, &dout);
     }
     if (st == REDSCAN_OK) {
-        st = rs_time_begin(ctx);
-        if (st == REDSCAN_OK) st = rs_time_end(ctx, ctx->ops->scan(ctx, &req, din->handle, dout->handle, n));
+        st = run_blocking(ctx, &req, din->handle, dout->handle, n);
         if (st == REDSCAN_OK) st = redscan_buffer_read(ctx, dout, 0, out, out_bytes);
         /* The download comes after the timed part: when it fails, the call failed and has no time either. */
         if (st != REDSCAN_OK && ctx->profiling) ctx->time_state = RS_TIME_FAILED;

@@ -1,6 +1,6 @@
-/* The CUDA backend table of a library built without CUDA (no nvcc at build time, or REDSCAN_WITH_CUDA=OFF):
- * it exists so the core can name the backend and say why it cannot be used; nothing past probe/init is ever
- * reached (init fails, so no context of this backend exists). */
+/* The CUDA backend table of a library built without CUDA (no nvcc at build time, or REDSCAN_WITH_CUDA=OFF): it
+ * exists so the core can name the backend and say why it cannot be used. Only probe and the two creations are ever
+ * reached: they fail, so no context of this backend exists and no other entry of the table is called. */
 #include "backend.h"
 
 static const char rs_cuda_off_reason[] = "built without CUDA (nvcc not found at build time)";
@@ -17,67 +17,18 @@ static redscan_status rs_cuda_off_init(redscan_ctx *ctx)
     return rs_set_error(ctx, REDSCAN_ERR_BACKEND_UNAVAILABLE, "CUDA backend unavailable: %s", rs_cuda_off_reason);
 }
 
-static void rs_cuda_off_shutdown(redscan_ctx *ctx) { (void)ctx; }
+static redscan_status rs_cuda_off_init_attached(redscan_ctx *ctx, void *native, int device)
+{
+    (void)native, (void)device;
+    return rs_cuda_off_init(ctx);
+}
 
-/* The rest report the same, in case a caller reaches them anyway. */
-static redscan_status rs_cuda_off_buffer_create(redscan_ctx *ctx, size_t bytes, void **handle)
-{
-    (void)bytes, (void)handle;
-    return rs_cuda_off_init(ctx);
-}
-static void rs_cuda_off_buffer_destroy(redscan_ctx *ctx, void *handle)
-{
-    (void)ctx, (void)handle;
-}
-static redscan_status rs_cuda_off_buffer_write(redscan_ctx *ctx, void *handle, size_t offset, const void *src,
-                                               size_t bytes)
-{
-    (void)handle, (void)offset, (void)src, (void)bytes;
-    return rs_cuda_off_init(ctx);
-}
-static redscan_status rs_cuda_off_buffer_read(redscan_ctx *ctx, void *handle, size_t offset, void *dst,
-                                              size_t bytes)
-{
-    (void)handle, (void)offset, (void)dst, (void)bytes;
-    return rs_cuda_off_init(ctx);
-}
-static redscan_status rs_cuda_off_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n,
-                                         rs_scalar *result)
-{
-    (void)req, (void)in, (void)n, (void)result;
-    return rs_cuda_off_init(ctx);
-}
-static redscan_status rs_cuda_off_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n)
-{
-    (void)req, (void)in, (void)out, (void)n;
-    return rs_cuda_off_init(ctx);
-}
-static redscan_status rs_cuda_off_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n,
-                                         uint64_t *index, rs_scalar *value)
-{
-    (void)dtype, (void)want_max, (void)in, (void)n, (void)index, (void)value;
-    return rs_cuda_off_init(ctx);
-}
-static redscan_status rs_cuda_off_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k,
-                                       int largest, void *values, uint64_t *indices)
-{
-    (void)dtype, (void)in, (void)n, (void)k, (void)largest, (void)values, (void)indices;
-    return rs_cuda_off_init(ctx);
-}
+static void rs_cuda_off_shutdown(redscan_ctx *ctx) { (void)ctx; }
 
 const rs_backend_ops rs_cuda_backend = {
     .name = "cuda",
     .init = rs_cuda_off_init,
+    .init_attached = rs_cuda_off_init_attached,
     .shutdown = rs_cuda_off_shutdown,
     .probe = rs_cuda_off_probe,
-    .buffer_create = rs_cuda_off_buffer_create,
-    .buffer_destroy = rs_cuda_off_buffer_destroy,
-    .buffer_write = rs_cuda_off_buffer_write,
-    .buffer_read = rs_cuda_off_buffer_read,
-    .reduce = rs_cuda_off_reduce,
-    .scan = rs_cuda_off_scan,
-    .argext = rs_cuda_off_argext,
-    .topk = rs_cuda_off_topk,
-    .buffer_wrap = NULL,
-    .buffer_unwrap = NULL,
 };
