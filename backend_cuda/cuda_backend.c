@@ -19,12 +19,28 @@ static redscan_status rs_cuda_init(redscan_ctx *ctx)
     return REDSCAN_OK;
 }
 
+static redscan_status rs_cuda_init_attached(redscan_ctx *ctx, void *native, int device)
+{
+    ctx->impl = NULL;
+    rs_cuda *c = calloc(1, sizeof *c);
+    if (!c) return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "out of host memory creating the CUDA context");
+    redscan_status st = rs_cuda_attach(ctx, c, device, (cudaStream_t)native);
+    if (st != REDSCAN_OK) {
+        rs_cuda_close(c);
+        free(c);
+        return st;
+    }
+    ctx->impl = c;
+    return REDSCAN_OK;
+}
+
 static void rs_cuda_shutdown(redscan_ctx *ctx)
 {
     rs_cuda *c = rs_cuda_of(ctx);
     if (!c) return;
     if (cudaSetDevice(c->device) == cudaSuccess) {
-        /* Wait for queued work before anything it uses goes away. */
+        /* Wait for queued work before anything it uses goes away (on the caller's stream too: its later work is
+         * none of ours, but our kernels still read the scratch). */
         if (c->stream) (void)cudaStreamSynchronize(c->stream);
         rs_cuda_scratch_release(c);
         rs_cuda_result_release(c);
@@ -49,10 +65,16 @@ const rs_backend_ops rs_cuda_backend = {
     .buffer_destroy = rs_cuda_buffer_destroy,
     .buffer_write = rs_cuda_buffer_write,
     .buffer_read = rs_cuda_buffer_read,
+    .init_attached = rs_cuda_init_attached,
     .reduce = rs_cuda_reduce,
+    .store_empty = rs_cuda_store_empty,
     .scan = rs_cuda_scan,
     .argext = rs_cuda_argext,
     .topk = rs_cuda_topk,
+    .synchronize = rs_cuda_synchronize,
+    .reserve = rs_cuda_reserve,
+    .result_slots = rs_cuda_result_slots,
+    .result_take = rs_cuda_result_take,
     .buffer_wrap = rs_cuda_buffer_wrap,
     .buffer_unwrap = rs_cuda_buffer_unwrap,
     .native = rs_cuda_native,

@@ -136,20 +136,11 @@ static redscan_status rs_cuda_attr(redscan_ctx *ctx, int *value, enum cudaDevice
     return err == cudaSuccess ? REDSCAN_OK : rs_cuda_fail(ctx, err, what);
 }
 
-redscan_status rs_cuda_open(redscan_ctx *ctx, rs_cuda *c)
+/* Make c->device current and check it can run redscan's kernels; fills the device fields and the name. */
+static redscan_status rs_cuda_setup(redscan_ctx *ctx, rs_cuda *c)
 {
-    int count = 0;
-    redscan_status st = rs_cuda_pick(ctx, -1, &c->device);
-    if (st != REDSCAN_OK) return st;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count <= 0) {
-        const char *why = rs_cuda_why(err, count);
-        (void)cudaGetLastError();
-        return rs_set_error(ctx, REDSCAN_ERR_BACKEND_UNAVAILABLE, "%s", why);
-    }
-    if ((st = rs_cuda_pick(ctx, count, &c->device)) != REDSCAN_OK) return st;
-
-    err = cudaSetDevice(c->device);
+    redscan_status st;
+    cudaError_t err = cudaSetDevice(c->device);
     if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaSetDevice");
     if ((st = rs_cuda_attr(ctx, &c->max_threads, cudaDevAttrMaxThreadsPerBlock, c->device,
                            "cudaDeviceGetAttribute(MaxThreadsPerBlock)")) != REDSCAN_OK ||
@@ -179,24 +170,93 @@ redscan_status rs_cuda_open(redscan_ctx *ctx, rs_cuda *c)
                             "CUDA device %d (%s) has %d bytes of shared memory per block; redscan's kernels need %d",
                             c->device, prop.name, c->shared_per_block, RS_CUDA_SHARED_NEEDED);
 
+    return REDSCAN_OK;
+}
+
+redscan_status rs_cuda_open(redscan_ctx *ctx, rs_cuda *c)
+{
+    int count = 0;
+    redscan_status st = rs_cuda_pick(ctx, -1, &c->device);
+    if (st != REDSCAN_OK) return st;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count <= 0) {
+        const char *why = rs_cuda_why(err, count);
+        (void)cudaGetLastError();
+        return rs_set_error(ctx, REDSCAN_ERR_BACKEND_UNAVAILABLE, "%s", why);
+    }
+    if ((st = rs_cuda_pick(ctx, count, &c->device)) != REDSCAN_OK) return st;
+
+    if ((st = rs_cuda_setup(ctx, c)) != REDSCAN_OK) return st;
+
     err = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
     if (err != cudaSuccess) {
         c->stream = NULL;
         return rs_cuda_fail(ctx, err, "cudaStreamCreateWithFlags");
     }
+    c->own_stream = 1;
+    return REDSCAN_OK;
+}
+
+redscan_status rs_cuda_attach(redscan_ctx *ctx, rs_cuda *c, int device, cudaStream_t stream)
+{
+    int count = 0, current = -1;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count <= 0) {
+        const char *why = rs_cuda_why(err, count);
+        (void)cudaGetLastError();
+        return rs_set_error(ctx, REDSCAN_ERR_BACKEND_UNAVAILABLE, "%s", why);
+    }
+    if (device >= count)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "argument 'device' = %d is out of range: %d CUDA device%s "
+                            "here (0..%d)", device, count, count == 1 ? "" : "s", count - 1);
+    if ((err = cudaGetDevice(&current)) != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaGetDevice");
+    c->device = device;
+    redscan_status st = rs_cuda_setup(ctx, c);
+#if CUDART_VERSION >= 12080
+    /* The stream must be the device's: a launch on another device's stream fails, and only at the first call. */
+    if (st == REDSCAN_OK && stream) {
+        int owner = -1;
+        err = cudaStreamGetDevice(stream, &owner);
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            st = rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "argument 'stream' is not a usable CUDA stream (%s: %s)",
+                              cudaGetErrorName(err), cudaGetErrorString(err));
+        } else if (owner != device) {
+            st = rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                              "argument 'stream' belongs to CUDA device %d, not to argument 'device' = %d", owner,
+                              device);
+        }
+    }
+#endif
+    /* The caller's current device as it was: creating a context is not a cudaSetDevice. */
+    err = cudaSetDevice(current);
+    if (st == REDSCAN_OK && err != cudaSuccess) st = rs_cuda_fail(ctx, err, "cudaSetDevice (back to the caller's)");
+    if (st != REDSCAN_OK) return st;
+    c->stream = stream;
+    c->own_stream = 0;
+    return REDSCAN_OK;
+}
+
+redscan_status rs_cuda_synchronize(redscan_ctx *ctx, int quiet)
+{
+    redscan_status st = rs_cuda_use(ctx);
+    if (st != REDSCAN_OK) return quiet ? REDSCAN_OK : st;
+    if (!quiet) return rs_cuda_sync(ctx, "redscan_synchronize: the stream's work");
+    (void)cudaStreamSynchronize(rs_cuda_of(ctx)->stream);
+    (void)cudaGetLastError();
     return REDSCAN_OK;
 }
 
 void rs_cuda_close(rs_cuda *c)
 {
     if (!c) return;
-    if (c->stream) {
+    if (c->stream && c->own_stream) {
         if (cudaSetDevice(c->device) == cudaSuccess) {
             (void)cudaStreamSynchronize(c->stream);
             (void)cudaStreamDestroy(c->stream);
         }
-        c->stream = NULL;
     }
+    c->stream = NULL;
     (void)cudaGetLastError();
 }
 

@@ -26,7 +26,8 @@
 
 typedef struct {
     int device;               /* ordinal */
-    cudaStream_t stream;      /* every launch and transfer of the context; non-blocking */
+    cudaStream_t stream;      /* every launch and transfer of the context; ours is non-blocking */
+    int own_stream;           /* 0: the caller's stream (redscan_create_on_cuda_stream), never destroyed here */
     int sm_count;             /* used only to size grids, never to change results */
     int cc_major, cc_minor;   /* compute capability */
     int max_threads;          /* cudaDevAttrMaxThreadsPerBlock */
@@ -60,6 +61,12 @@ redscan_status rs_cuda_status(cudaError_t err);
 redscan_status rs_cuda_fail(redscan_ctx *ctx, cudaError_t err, const char *what);
 redscan_status rs_cuda_probe(const char **reason);
 redscan_status rs_cuda_open(redscan_ctx *ctx, rs_cuda *c); /* honours REDSCAN_CUDA_DEVICE */
+/* The caller's stream on device `device` (redscan_create_on_cuda_stream): the device is checked and set up as by
+ * rs_cuda_open, the stream is used as it is and never destroyed, and the calling thread's current device is left as
+ * it was. */
+redscan_status rs_cuda_attach(redscan_ctx *ctx, rs_cuda *c, int device, cudaStream_t stream);
+/* redscan_synchronize, and the quiet wait of a failed blocking call (records nothing). */
+redscan_status rs_cuda_synchronize(redscan_ctx *ctx, int quiet);
 void rs_cuda_close(rs_cuda *c);
 /* Make the context's device current for the calling thread (the runtime's current device is per thread) and
  * clear a stale non-sticky error of an earlier call. Every entry point starts with it. */
@@ -95,13 +102,28 @@ redscan_status rs_cuda_result_take(redscan_ctx *ctx, void *values, size_t value_
                                    size_t index_bytes, const char *what);
 void rs_cuda_result_release(rs_cuda *c);
 
-/* Entry points placed in the rs_backend_ops table (signatures as in api/src/backend.h). */
-redscan_status rs_cuda_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, rs_scalar *result);
-redscan_status rs_cuda_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n,
-                              uint64_t *index, rs_scalar *value);
+/* Entry points placed in the rs_backend_ops table (signatures as in api/src/backend.h). They queue their work on
+ * the context's stream and return; nothing waits but rs_cuda_synchronize and rs_cuda_result_take. */
+redscan_status rs_cuda_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, void *out,
+                              size_t out_offset);
+redscan_status rs_cuda_store_empty(redscan_ctx *ctx, redscan_op op, redscan_dtype out_dtype, void *out,
+                                   size_t out_offset); /* cuda_result.c */
+redscan_status rs_cuda_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t n, void *index,
+                              void *value);
 redscan_status rs_cuda_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
-                            void *values, uint64_t *indices);
+                            void *values, void *indices);
 redscan_status rs_cuda_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+/* Workspace (rs_cuda_reserve, cuda_memory.c): the scratch bytes the largest reduction, argmin/argmax or top-k up to
+ * k_max on n elements of dtype takes (cuda_reduce.c; asks the one-pass kernels' blocks per SM, which are then kept),
+ * and the largest scan writing out_dtype (cuda_scan.c). rs_cuda_split_total: the bytes rs_cuda_scratch_split takes
+ * for those parts ((size_t)-1 on overflow). */
+size_t rs_cuda_select_reserve(rs_cuda *c, redscan_dtype dtype, uint64_t n, size_t k_max);
+size_t rs_cuda_scan_reserve(redscan_dtype out_dtype, uint64_t n);
+size_t rs_cuda_split_total(size_t count, const size_t *bytes);
+redscan_status rs_cuda_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, size_t k_max);
+/* cuda_result.c: the area itself, allocated on first use (also by reserve, so an n = 0 _async reduction allocates
+ * nothing). */
+redscan_status rs_cuda_result_area(redscan_ctx *ctx);
 /* cuda_timing.c: the profiling entries of the rs_backend_ops table, and the stop mark rs_cuda_sync sets. */
 redscan_status rs_cuda_profiling(redscan_ctx *ctx, int on);
 redscan_status rs_cuda_time_begin(redscan_ctx *ctx);

@@ -138,18 +138,29 @@ redscan_status rs_cuda_scratch(redscan_ctx *ctx, size_t bytes, void **mem)
     return REDSCAN_OK;
 }
 
-redscan_status rs_cuda_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, void **parts)
+/* Where each part starts (origin may be NULL) and the bytes of the whole; (size_t)-1 when that overflows. */
+static size_t rs_cuda_split_layout(size_t count, const size_t *bytes, size_t *origin)
 {
-    size_t origin[RS_CUDA_SPLIT_MAX], total = 0;
-    if (count > RS_CUDA_SPLIT_MAX)
-        return rs_set_error(ctx, REDSCAN_ERR_DEVICE, "internal: scratch split into %zu parts", count);
+    size_t total = 0;
     for (size_t i = 0; i < count; i++) {
         const size_t size = bytes[i] ? bytes[i] : 1;
-        if (size > ((size_t)-1) - total - RS_CUDA_ALIGN)
-            return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "scratch of more than %zu bytes", (size_t)-1);
-        origin[i] = total;
+        if (size > ((size_t)-1) - total - RS_CUDA_ALIGN) return (size_t)-1;
+        if (origin) origin[i] = total;
         total = (total + size + RS_CUDA_ALIGN - 1) / RS_CUDA_ALIGN * RS_CUDA_ALIGN;
     }
+    return total;
+}
+
+size_t rs_cuda_split_total(size_t count, const size_t *bytes) { return rs_cuda_split_layout(count, bytes, NULL); }
+
+redscan_status rs_cuda_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, void **parts)
+{
+    size_t origin[RS_CUDA_SPLIT_MAX];
+    if (count > RS_CUDA_SPLIT_MAX)
+        return rs_set_error(ctx, REDSCAN_ERR_DEVICE, "internal: scratch split into %zu parts", count);
+    const size_t total = rs_cuda_split_layout(count, bytes, origin);
+    if (total == (size_t)-1)
+        return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "scratch of more than %zu bytes", (size_t)-1);
     void *whole = NULL;
     redscan_status st = rs_cuda_scratch(ctx, total, &whole);
     if (st != REDSCAN_OK) return st;
@@ -163,4 +174,23 @@ void rs_cuda_scratch_release(rs_cuda *c)
     (void)cudaGetLastError();
     c->scratch = NULL;
     c->scratch_bytes = 0;
+}
+
+redscan_status rs_cuda_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, size_t k_max)
+{
+    RS_CUDA_TRY(rs_cuda_use(ctx));
+    rs_cuda *c = rs_cuda_of(ctx);
+    size_t need = rs_cuda_select_reserve(c, dtype, n, k_max);
+    size_t scan = rs_cuda_scan_reserve(dtype, n);
+    if (scan > need) need = scan;
+    if (rs_widening_of(dtype)) {
+        scan = rs_cuda_scan_reserve(rs_widening_of(dtype), n);
+        if (scan > need) need = scan;
+    }
+    if (need == (size_t)-1)
+        return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "workspace of more than %zu bytes", (size_t)-1);
+    void *mem = NULL;
+    RS_CUDA_TRY(rs_cuda_scratch(ctx, need, &mem));
+    /* The pinned area the n = 0 reduction copies its result from (cuda_result.c). */
+    return rs_cuda_result_area(ctx);
 }

@@ -87,19 +87,42 @@ static redscan_status rs_scan_totals(rs_cuda_scan_run *r, int lvl)
     return rs_scan_add_carry(r, s, r->level[lvl + 1], r->count[lvl]);
 }
 
+/* Totals held by every level for n elements in sections of `section`, and their bytes; returns the level count. */
+static int rs_scan_level_sizes(uint64_t n, uint64_t section, size_t tsize, uint64_t *count, size_t *bytes)
+{
+    uint64_t m = rs_div_up(n, section);
+    int levels = 0;
+    while (levels < RS_SCAN_MAX_LEVELS) {
+        bytes[levels] = (size_t)m * tsize;
+        count[levels++] = m;
+        if (m <= section) break;
+        m = rs_div_up(m, section);
+    }
+    return levels;
+}
+
 /* Counts of every level, one scratch allocation cut into one part per level. */
 static redscan_status rs_scan_levels(rs_cuda_scan_run *r, uint64_t n)
 {
     size_t bytes[RS_SCAN_MAX_LEVELS];
-    uint64_t m = rs_div_up(n, r->section);
-    r->nlevels = 0;
-    while (r->nlevels < RS_SCAN_MAX_LEVELS) {
-        bytes[r->nlevels] = (size_t)m * r->tsize;
-        r->count[r->nlevels++] = m;
-        if (m <= r->section) break;
-        m = rs_div_up(m, r->section);
-    }
+    r->nlevels = rs_scan_level_sizes(n, r->section, r->tsize, r->count, bytes);
     return rs_cuda_scratch_split(r->ctx, (size_t)r->nlevels, bytes, r->level);
+}
+
+size_t rs_cuda_scan_reserve(redscan_dtype out_dtype, uint64_t n)
+{
+    size_t need = 0;
+    for (int block = REDSCAN_BLOCK_KOGGE_STONE; block <= REDSCAN_BLOCK_COARSENED; block++) {
+        const uint64_t section = rs_cu_scan_section(block);
+        uint64_t count[RS_SCAN_MAX_LEVELS];
+        size_t bytes[RS_SCAN_MAX_LEVELS];
+        const int levels = rs_scan_level_sizes(n, section, redscan_dtype_size(out_dtype), count, bytes);
+        const size_t total = rs_cuda_split_total((size_t)levels, bytes);
+        const size_t flags = (size_t)rs_cu_scan_single_pass_words(section, n, (int)out_dtype) * 8;
+        if (total > need) need = total;
+        if (flags > need) need = flags;
+    }
+    return need;
 }
 
 static redscan_status rs_cuda_scan_run_all(rs_cuda_scan_run *r, redscan_grid_scan grid, const void *in, void *out,
@@ -147,12 +170,6 @@ redscan_status rs_cuda_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, 
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "scan: argument 'in'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, r.tsize, "scan: argument 'out'"));
 
-    redscan_status st = rs_cuda_scan_run_all(&r, grid, in, out, n);
-    if (st != REDSCAN_OK) {
-        (void)cudaStreamSynchronize(r.c->stream); /* nothing queued may outlive the call */
-        (void)cudaGetLastError();
-        return st;
-    }
-    /* Wait here so that a kernel fault is reported by this call, and out is complete on return. */
-    return rs_cuda_sync(ctx, "scan kernels");
+    /* Queued on the context's stream; the blocking entry points wait (api/src/scan.c). */
+    return rs_cuda_scan_run_all(&r, grid, in, out, n);
 }

@@ -46,7 +46,7 @@
             }                                                                                    \
             l[t] = acc;                                                                          \
             rs_tree_seq(l, t); /* reduce_common.clh */                                           \
-            if (t == 0) partials[tile] = l[0];                                                   \
+            if (t == 0) partials[tile] = RS_OUT(l[0]);                                           \
             barrier(CLK_LOCAL_MEM_FENCE); /* work-item 0 may still read l[1] */ \
         }                                                                                        \
     }
@@ -121,7 +121,8 @@ static inline T rs_cpu_tree_seq(T16 *acc)
                 }                                                                                                  \
                 for (uint q = 0; q < RS_COARSE_VECS; q++) acc[q] = vload16(q, lanes);                              \
             }                                                                                                      \
-            partials[tile] = rs_cpu_tree_seq(acc);                                                                 \
+            const T total = rs_cpu_tree_seq(acc); /* RS_OUT reads its argument twice: once here */            \
+            partials[tile] = RS_OUT(total);                                                                        \
         }                                                                                                          \
     }
 

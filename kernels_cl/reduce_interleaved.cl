@@ -26,7 +26,7 @@ inline void rs_tree_interleaved(local T *l, uint t)
             const ulong i = tile * RS_INTERLEAVED_TILE + t;                                      \
             l[t] = i < n ? RS_LOAD(in, i) : IDENTITY;                                            \
             rs_tree_interleaved(l, t);                                                           \
-            if (t == 0) partials[tile] = l[0];                                                   \
+            if (t == 0) partials[tile] = RS_OUT(l[0]);                                           \
             barrier(CLK_LOCAL_MEM_FENCE); /* work-item 0 may still read l[128] */ \
         }                                                                                        \
     }

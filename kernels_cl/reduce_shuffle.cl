@@ -21,7 +21,7 @@ static inline void rs_shuffle_tail(local T *l, uint t, global T *out)
         const uint j = get_sub_group_local_id();
         T v = rs_combine(l[j], l[j + RS_WARP]); /* s = 32 */
         for (uint s = RS_WARP / 2; s > 0; s >>= 1) v = rs_combine(v, sub_group_shuffle_down(v, s));
-        if (j == 0) *out = v;
+        if (j == 0) *out = RS_OUT(v);
     }
 }
 

@@ -10,7 +10,7 @@
 static inline void rs_tree_tail(local T *l, uint t, global T *out)
 {
     rs_tree_seq(l, t);
-    if (t == 0) *out = l[0];
+    if (t == 0) *out = RS_OUT(l[0]);
 }
 
 RS_TREE_KERNEL(reduce_tree_in, IN_T, rs_tree_tail)

@@ -24,7 +24,7 @@ static inline void rs_warp_sync_tail(local T *l, uint t, global T *out)
             /* lanes j < s write l[j] and read l[j], l[j+s] >= s: no lane reads what another writes in this step */
             if (j < s) l[j] = rs_combine(l[j], l[j + s]);
         }
-        if (j == 0) *out = l[0]; /* lane 0 wrote l[0] itself */
+        if (j == 0) *out = RS_OUT(l[0]); /* lane 0 wrote l[0] itself */
     }
 }
 

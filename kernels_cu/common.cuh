@@ -176,7 +176,7 @@ template <typename T> struct rs_op_max {
     }
 };
 
-/* What a scan stores: float sums and products store the canonical quiet NaN for any NaN (twin of RS_OUT in
+/* What a scan or a reduction pass stores: float sums and products store the canonical quiet NaN for any NaN (twin of RS_OUT in
  * common.clh, which says why). */
 template <typename T, class Op> struct rs_canon {
     static __device__ __forceinline__ T out(T x) { return x; }

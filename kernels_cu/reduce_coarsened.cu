@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(RS_GROUP)
         }
         l[t] = acc;
         const T total = rs_tree_seq_shfl<Op>(l, t); /* reduce_common.cuh: rs_tree_seq's bits */
-        if (t == 0) partials[tile] = total;
+        if (t == 0) partials[tile] = rs_out<Op>(total);
         __syncthreads(); /* warp 0 still reads l[0..31]; the next tile rewrites l */
     }
 }

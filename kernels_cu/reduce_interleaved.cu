@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(RS_GROUP)
         const rs_u64 i = tile * RS_INTERLEAVED_TILE + t;
         l[t] = i < n ? rs_load<T>(in, i) : Op::identity();
         rs_tree_interleaved<Op>(l, t);
-        if (t == 0) partials[tile] = l[0];
+        if (t == 0) partials[tile] = rs_out<Op>(l[0]);
         __syncthreads(); /* l[0..128] are still being read; the next tile rewrites l */
     }
 }

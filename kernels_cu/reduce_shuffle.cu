@@ -19,7 +19,7 @@ struct rs_shuffle_tail {
             T v = Op::combine(l[t], l[t + RS_WARP]); /* s = 32 */
 #pragma unroll
             for (unsigned s = RS_WARP / 2; s > 0; s >>= 1) v = Op::combine(v, __shfl_down_sync(0xffffffffu, v, s));
-            if (t == 0) *out = v;
+            if (t == 0) *out = rs_out<Op>(v);
         }
     }
 };

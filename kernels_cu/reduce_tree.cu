@@ -14,7 +14,7 @@ struct rs_tree_tail {
     template <class Op, typename T> static __device__ __forceinline__ void run(T *l, unsigned t, T *out)
     {
         rs_tree_seq<Op>(l, t);
-        if (t == 0) *out = l[0];
+        if (t == 0) *out = rs_out<Op>(l[0]);
     }
 };
 

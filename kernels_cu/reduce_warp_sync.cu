@@ -23,7 +23,7 @@ struct rs_warp_sync_tail {
                 __syncwarp();
                 if (t < s) l[t] = Op::combine(l[t], l[t + s]);
             }
-            if (t == 0) *out = l[0]; /* lane 0 wrote l[0] itself */
+            if (t == 0) *out = rs_out<Op>(l[0]); /* lane 0 wrote l[0] itself */
         }
     }
 };

@@ -3,7 +3,8 @@
  * For each operation family (buffer create / write / read; reduce with each algorithm (and once growing the
  * scratch of a smaller one), reduce_host; mean,
  * mean_host; argmin, argmax_host; topk, topk_host; scan with every block x grid, in place, exclusive, widening;
- * scan_host, scan_host widening) and each kind of point (alloc, transfer, build, launch; api/include/redscan_fault.h):
+ * scan_host, scan_host widening; the _async forms of reduce (n > 0 and n = 0), argmax, top-k and scan, each followed
+ * by redscan_synchronize, whose result buffers a failed call must leave as they were) and each kind of point (alloc, transfer, build, launch; api/include/redscan_fault.h):
  *   1. one clean run counts the points of that kind the operation passes (its result is checked);
  *   2. for n = 1 .. count: arm the n-th point, run: the status is the one the injected driver error maps to, the
  *      last error names that driver error, host outputs keep their sentinel, a device input that is not also the
@@ -77,6 +78,7 @@ typedef struct {
     redscan_ctx *ctx;
     redscan_buffer *in;  /* N int32 = g_in */
     redscan_buffer *out; /* N int64 bytes, SENTINEL-filled */
+    redscan_buffer *aux; /* 4096 bytes, SENTINEL-filled: the second result buffer of an _async select */
 } fixture;
 
 typedef struct op op;
@@ -89,6 +91,8 @@ struct op {
     redscan_grid_scan grid;
     int exclusive, widen, in_place;
     int build_walk; /* walk the build points too (each costs a program load) */
+    int async;      /* an _async call and redscan_synchronize: results in f->out / f->aux, which a failed call must
+                       leave as they were whatever failed (only the last command writes them) */
 };
 
 static int read_out(fixture *f, void *dst, size_t bytes, const redscan_buffer *b)
@@ -275,6 +279,67 @@ static int ok_scan(fixture *f, const op *o)
 }
 static int ok_scan_host(fixture *f, const op *o) { (void)f; return scan_matches(o, g_host_out); }
 
+/* ---- the _async forms: enqueue, then redscan_synchronize (which reports a failure of the queued work) ---- */
+static redscan_status synced(fixture *f, redscan_status st)
+{
+    return st == REDSCAN_OK ? redscan_synchronize(f->ctx) : st;
+}
+static int32_t out_i32(fixture *f, size_t index, int *ok)
+{
+    int32_t v = 0;
+    *ok = redscan_buffer_read(f->ctx, f->out, index * 4, &v, 4) == REDSCAN_OK;
+    return v;
+}
+/* The sum into element 3 of f->out (one small copy after the last pass on OpenCL); n = 0: the empty result. */
+static redscan_status run_reduce_async(fixture *f, const op *o)
+{
+    redscan_reduce_desc d = {REDSCAN_SUM, REDSCAN_INT32, (redscan_dtype)0, o->algo, 0};
+    return synced(f, redscan_reduce_async(f->ctx, &d, f->in, o->exclusive ? 0 : N, f->out, 3));
+}
+static int ok_reduce_async(fixture *f, const op *o)
+{
+    int ok;
+    const int32_t v = out_i32(f, 3, &ok);
+    return ok && v == (o->exclusive ? 0 : wrap32(g_sum));
+}
+static redscan_status run_argmax_async(fixture *f, const op *o)
+{
+    (void)o;
+    return synced(f, redscan_argmax_async(f->ctx, REDSCAN_INT32, f->in, N, f->out, f->aux));
+}
+static int ok_argmax_async(fixture *f, const op *o)
+{
+    (void)o;
+    uint64_t i = 0;
+    int32_t v = 0;
+    return redscan_buffer_read(f->ctx, f->out, 0, &i, 8) == REDSCAN_OK &&
+           redscan_buffer_read(f->ctx, f->aux, 0, &v, 4) == REDSCAN_OK && i == g_argmax && v == g_in[g_argmax];
+}
+static redscan_status run_topk_async(fixture *f, const op *o)
+{
+    (void)o;
+    return synced(f, redscan_topk_async(f->ctx, REDSCAN_INT32, f->in, N, 3, 1, f->out, f->aux));
+}
+static int ok_topk_async(fixture *f, const op *o)
+{
+    (void)o;
+    int32_t v[3];
+    uint64_t idx[3];
+    if (redscan_buffer_read(f->ctx, f->out, 0, v, sizeof v) != REDSCAN_OK ||
+        redscan_buffer_read(f->ctx, f->aux, 0, idx, sizeof idx) != REDSCAN_OK)
+        return 0;
+    for (int r = 0; r < 3; r++)
+        if (idx[r] != g_top3[r] || v[r] != g_in[g_top3[r]]) return 0;
+    return 1;
+}
+static redscan_status run_scan_async(fixture *f, const op *o)
+{
+    redscan_scan_desc d = {REDSCAN_SUM, REDSCAN_INT32, (redscan_dtype)0, 0, NULL, o->block, o->grid, 0};
+    return synced(f, redscan_scan_async(f->ctx, &d, f->in, f->out, N));
+}
+static int ok_scan(fixture *f, const op *o);
+static int ok_scan_async(fixture *f, const op *o) { return ok_scan(f, o); }
+
 #define SCAN(nm, b, g) {nm, run_scan, ok_scan, 0, REDSCAN_BLOCK_##b, REDSCAN_GRID_##g, 0, 0, 0, 0}
 static const op g_ops[] = {
     {"buffer_create", run_create, ok_always, 0, 0, 0, 0, 0, 0, 0},
@@ -310,6 +375,16 @@ static const op g_ops[] = {
     {"scan widening", run_scan, ok_scan, 0, 0, 0, 0, 1, 0, 1},
     {"scan_host", run_scan_host, ok_scan_host, 0, 0, 0, 0, 0, 0, 1},
     {"scan_host exclusive widening", run_scan_host, ok_scan_host, 0, 0, 0, 1, 1, 0, 0},
+    /* exclusive = 1 on reduce_async: n = 0, the empty result's fill / copy */
+    {"reduce_async coarsened", run_reduce_async, ok_reduce_async, REDSCAN_REDUCE_COARSENED, 0, 0, 0, 0, 0, 1, 1},
+    {"reduce_async tree", run_reduce_async, ok_reduce_async, REDSCAN_REDUCE_TREE, 0, 0, 0, 0, 0, 0, 1},
+    {"reduce_async n = 0", run_reduce_async, ok_reduce_async, 0, 0, 0, 1, 0, 0, 0, 1},
+    {"argmax_async", run_argmax_async, ok_argmax_async, 0, 0, 0, 0, 0, 0, 1, 1},
+    {"topk_async", run_topk_async, ok_topk_async, 0, 0, 0, 0, 0, 0, 0, 1},
+    {"scan_async coarsened reduce_then_scan", run_scan_async, ok_scan_async, 0, REDSCAN_BLOCK_COARSENED,
+     REDSCAN_GRID_REDUCE_THEN_SCAN, 0, 0, 0, 1, 1},
+    {"scan_async kogge_stone single_pass", run_scan_async, ok_scan_async, 0, REDSCAN_BLOCK_KOGGE_STONE,
+     REDSCAN_GRID_SINGLE_PASS, 0, 0, 0, 0, 1},
 };
 
 /* ---------------------------------------------------------------- contexts and checks */
@@ -362,8 +437,10 @@ static int fixture_open(fixture *f)
     memset(fill, SENTINEL, sizeof fill);
     if (redscan_buffer_create(f->ctx, sizeof g_in, &f->in) != REDSCAN_OK ||
         redscan_buffer_create(f->ctx, HOST_OUT_BYTES, &f->out) != REDSCAN_OK ||
+        redscan_buffer_create(f->ctx, 4096, &f->aux) != REDSCAN_OK ||
         redscan_buffer_write(f->ctx, f->in, 0, g_in, sizeof g_in) != REDSCAN_OK ||
-        redscan_buffer_write(f->ctx, f->out, 0, fill, sizeof fill) != REDSCAN_OK) {
+        redscan_buffer_write(f->ctx, f->out, 0, fill, sizeof fill) != REDSCAN_OK ||
+        redscan_buffer_write(f->ctx, f->aux, 0, fill, 4096) != REDSCAN_OK) {
         CHECK(0, "fixture buffers: %s", redscan_last_error(f->ctx));
         return 0;
     }
@@ -375,6 +452,7 @@ static void fixture_close(fixture *f, const char *what)
     if (f->ctx) {
         redscan_buffer_destroy(f->ctx, f->in);
         redscan_buffer_destroy(f->ctx, f->out);
+        redscan_buffer_destroy(f->ctx, f->aux);
         redscan_destroy(f->ctx);
     }
     memset(f, 0, sizeof *f);
@@ -385,6 +463,14 @@ static void fixture_close(fixture *f, const char *what)
 static int prepare(fixture *f, const op *o)
 {
     memset(g_host_out, SENTINEL, sizeof g_host_out);
+    if (o->async) { /* a warm context's earlier run left its results there */
+        static unsigned char fill[HOST_OUT_BYTES];
+        memset(fill, SENTINEL, sizeof fill);
+        if (!CHECK(redscan_buffer_write(f->ctx, f->out, 0, fill, sizeof fill) == REDSCAN_OK &&
+                       redscan_buffer_write(f->ctx, f->aux, 0, fill, 4096) == REDSCAN_OK,
+                   "resetting the _async outputs: %s", redscan_last_error(f->ctx)))
+            return 0;
+    }
     if (o->in_place) return CHECK(redscan_buffer_write(f->ctx, f->in, 0, g_in, sizeof g_in) == REDSCAN_OK,
                                   "rewriting the in-place input: %s", redscan_last_error(f->ctx));
     return 1;
@@ -405,8 +491,8 @@ static int input_untouched(fixture *f)
 
 static int output_untouched(fixture *f)
 {
-    static unsigned char back[HOST_OUT_BYTES];
-    if (!read_out(f, back, sizeof back, f->out)) return 0;
+    static unsigned char back[HOST_OUT_BYTES + 4096];
+    if (!read_out(f, back, HOST_OUT_BYTES, f->out) || !read_out(f, back + HOST_OUT_BYTES, 4096, f->aux)) return 0;
     for (size_t i = 0; i < sizeof back; i++)
         if (back[i] != SENTINEL) return 0;
     return 1;
@@ -464,7 +550,9 @@ static void armed_run(fixture *f, const op *o, redscan_fault_kind kind, uint64_t
               redscan_last_error(f->ctx));
     /* Alloc and build failures come before any kernel runs (each call in a fresh context here, so the output
      * still holds the sentinel): a device scan's output, or an in-place scan's data, is untouched too. */
-    if (o->run == run_scan && (kind == REDSCAN_FAULT_ALLOC || kind == REDSCAN_FAULT_BUILD)) {
+    if (o->async && o->run != run_scan_async)
+        CHECK(output_untouched(f), "%s: a failed _async call wrote its result buffers", what);
+    if ((o->run == run_scan || o->run == run_scan_async) && (kind == REDSCAN_FAULT_ALLOC || kind == REDSCAN_FAULT_BUILD)) {
         if (o->in_place)
             CHECK(input_untouched(f), "%s: the in-place scan's data changed before any kernel could run", what);
         else
@@ -587,8 +675,25 @@ static int walk_warm(const op *o, long counts[REDSCAN_FAULT_KINDS], int profilin
 }
 
 /* Whether `kind` must have points in o (the hooks are wired where they should be). */
+/* The _async forms read nothing back. A reduction into element 3 copies its result there on OpenCL (its kernels
+ * write from a buffer's start; CUDA's last pass writes the element itself); n = 0 is one fill or copy (CUDA copies
+ * from the pinned table it allocates in a new context); a single_pass scan fills its flags. */
+static int expects_async_points(const op *o, redscan_fault_kind kind)
+{
+    const int empty = o->run == run_reduce_async && o->exclusive;
+    switch (kind) {
+    case REDSCAN_FAULT_ALLOC: return !empty || !g_opencl;
+    case REDSCAN_FAULT_TRANSFER:
+        return (o->run == run_reduce_async && (empty || g_opencl)) ||
+               (o->run == run_scan_async && o->grid == REDSCAN_GRID_SINGLE_PASS);
+    case REDSCAN_FAULT_BUILD: return g_opencl && !empty;
+    default: return !empty;
+    }
+}
+
 static int expects_points(const op *o, redscan_fault_kind kind)
 {
+    if (o->async) return expects_async_points(o, kind);
     const int buffer_op = is_buffer_op(o);
     switch (kind) {
     case REDSCAN_FAULT_ALLOC: return o->run != run_write && o->run != run_read;
