@@ -127,6 +127,44 @@ static void null_context(void)
     CHECK(redscan_last_error(NULL) != NULL, "redscan_last_error(NULL) returned NULL");
 }
 
+/* The stream-ordered entry points refuse a NULL context and NULL creation arguments before anything else (the rest of
+ * their arguments: tests/test_async.c). */
+static void null_context_async(void)
+{
+    if (!h_case("NULL context, stream-ordered API")) return;
+    redscan_reduce_desc rd = {REDSCAN_SUM, REDSCAN_INT32, 0, REDSCAN_REDUCE_AUTO, 0};
+    redscan_scan_desc sd = {REDSCAN_SUM, REDSCAN_INT32, 0, 0, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+    const redscan_status want = REDSCAN_ERR_INVALID_ARGUMENT;
+    CHECK_STATUS(redscan_synchronize(NULL), want, "synchronize(NULL ctx)");
+    CHECK_STATUS(redscan_reserve(NULL, REDSCAN_INT32, 16), want, "reserve(NULL ctx)");
+    CHECK_STATUS(redscan_reserve_topk(NULL, REDSCAN_INT32, 16, 4), want, "reserve_topk(NULL ctx)");
+    CHECK_STATUS(redscan_reduce_async(NULL, &rd, NULL, 4, NULL, 0), want, "reduce_async(NULL ctx)");
+    CHECK_STATUS(redscan_scan_async(NULL, &sd, NULL, NULL, 4), want, "scan_async(NULL ctx)");
+    CHECK_STATUS(redscan_argmin_async(NULL, REDSCAN_INT32, NULL, 4, NULL, NULL), want, "argmin_async(NULL ctx)");
+    CHECK_STATUS(redscan_argmax_async(NULL, REDSCAN_INT32, NULL, 4, NULL, NULL), want, "argmax_async(NULL ctx)");
+    CHECK_STATUS(redscan_topk_async(NULL, REDSCAN_INT32, NULL, 4, 1, 1, NULL, NULL), want, "topk_async(NULL ctx)");
+    redscan_ctx *c = (redscan_ctx *)&rd; /* must come back NULL on failure */
+    CHECK_STATUS(redscan_create_on_opencl_queue(NULL, (void *)&sd), want, "create_on_opencl_queue(NULL ctx)");
+    CHECK_STATUS(redscan_create_on_opencl_queue(&c, NULL), want, "create_on_opencl_queue(NULL queue)");
+    CHECK(c == NULL, "create_on_opencl_queue failed but left *ctx set");
+    CHECK(strstr(redscan_last_error(NULL), "queue") != NULL, "create_on_opencl_queue(NULL queue): \"%s\"",
+          redscan_last_error(NULL));
+    c = (redscan_ctx *)&rd;
+    CHECK_STATUS(redscan_create_on_cuda_stream(NULL, 0, NULL), want, "create_on_cuda_stream(NULL ctx)");
+    CHECK_STATUS(redscan_create_on_cuda_stream(&c, -1, NULL), want, "create_on_cuda_stream(device -1)");
+    CHECK(c == NULL, "create_on_cuda_stream failed but left *ctx set");
+    CHECK(strstr(redscan_last_error(NULL), "device") != NULL, "create_on_cuda_stream(device -1): \"%s\"",
+          redscan_last_error(NULL));
+    if (redscan_backend_probe(REDSCAN_BACKEND_CUDA, NULL) != REDSCAN_OK) {
+        /* No CUDA here: the reason, never a context. */
+        redscan_status st = redscan_create_on_cuda_stream(&c, 0, NULL);
+        CHECK_STATUS(st, REDSCAN_ERR_BACKEND_UNAVAILABLE, "create_on_cuda_stream without CUDA");
+        CHECK(c == NULL && *redscan_last_error(NULL), "create_on_cuda_stream without CUDA: ctx %p, message \"%s\"",
+              (void *)c, redscan_last_error(NULL));
+        if (st == REDSCAN_OK) redscan_destroy(c);
+    }
+}
+
 static void buffers(void)
 {
     redscan_buffer *b = mkbuf(64);
@@ -709,6 +747,7 @@ int main(void)
     h_open("test_errors");
     strings();
     null_context();
+    null_context_async();
     buffers();
     reductions();
     scans();
