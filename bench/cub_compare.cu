@@ -30,6 +30,7 @@ namespace {
 
 cudaStream_t g_stream = nullptr;
 cudaEvent_t g_ev0 = nullptr, g_ev1 = nullptr;
+cudaEvent_t g_pev0 = nullptr, g_pev1 = nullptr; // rsb_stream_mark: on a stream the caller owns
 int g_open = 0;
 
 int fail(char *err, size_t err_len, const char *what, cudaError_t e)
@@ -187,6 +188,8 @@ extern "C" int rsb_cuda_open(int ordinal, rsb_cuda_info *info, char *err, size_t
         RSB_CK(cudaStreamCreate(&g_stream), "cudaStreamCreate");
         RSB_CK(cudaEventCreate(&g_ev0), "cudaEventCreate");
         RSB_CK(cudaEventCreate(&g_ev1), "cudaEventCreate");
+        RSB_CK(cudaEventCreate(&g_pev0), "cudaEventCreate");
+        RSB_CK(cudaEventCreate(&g_pev1), "cudaEventCreate");
         g_open = 1;
     }
     return 0;
@@ -199,6 +202,9 @@ extern "C" void rsb_cuda_close(void)
     (void)cudaStreamSynchronize(g_stream);
     (void)cudaEventDestroy(g_ev0);
     (void)cudaEventDestroy(g_ev1);
+    (void)cudaEventSynchronize(g_pev1); // a mark on the caller's stream may still be pending
+    (void)cudaEventDestroy(g_pev0);
+    (void)cudaEventDestroy(g_pev1);
     (void)cudaStreamDestroy(g_stream);
     g_stream = nullptr;
     g_open = 0;
@@ -403,4 +409,114 @@ extern "C" int rsb_cub_run(const rsb_cub_case *c, rsb_cuda_timing *t, char *err,
         (void)cudaFree(d_temp);
     (void)cudaFree(d_res);
     return rc;
+}
+
+// ---------------------------------------------------------------------------------------- pipelined (latency) mode
+
+extern "C" int rsb_stream_mark(void *stream, int stop, char *err, size_t err_len)
+{
+    if (!g_open)
+        return fail_text(err, err_len, "rsb_stream_mark: rsb_cuda_open was not called");
+    // cudaStream_t is the driver's CUstream: a stream made by the library's own copy of the static runtime is valid
+    // here too (same device, same primary context).
+    RSB_CK(cudaEventRecord(stop ? g_pev1 : g_pev0, static_cast<cudaStream_t>(stream)),
+           "cudaEventRecord (on the library's stream)");
+    return 0;
+}
+
+extern "C" int rsb_stream_elapsed_ms(double *ms, char *err, size_t err_len)
+{
+    if (!g_open)
+        return fail_text(err, err_len, "rsb_stream_elapsed_ms: rsb_cuda_open was not called");
+    RSB_CK(cudaEventSynchronize(g_pev1), "cudaEventSynchronize");
+    float f = 0;
+    RSB_CK(cudaEventElapsedTime(&f, g_pev0, g_pev1), "cudaEventElapsedTime");
+    *ms = f;
+    return 0;
+}
+
+namespace {
+
+// The device memory of one pipelined case, freed by its destructor on every path (after the stream drained).
+struct PipeMem {
+    void *temp = nullptr, *out = nullptr;
+    int64_t *index = nullptr;
+    ~PipeMem()
+    {
+        (void)cudaStreamSynchronize(g_stream);
+        if (temp)
+            (void)cudaFree(temp);
+        if (out)
+            (void)cudaFree(out);
+        if (index)
+            (void)cudaFree(index);
+    }
+};
+
+// Call i's output: reductions write result slot i (as redscan's async reductions write result_index i); scans and
+// argmax write the same place every call.
+void *pipe_out(const rsb_cub_case &cc, const PipeMem &m, int i, size_t sz)
+{
+    return cc.kind == RSB_CUB_REDUCE ? static_cast<char *>(m.out) + (size_t)i * sz : m.out;
+}
+
+} // namespace
+
+extern "C" int rsb_cub_pipelined(const rsb_cub_pipe_case *c, rsb_cub_pipe_timing *t, char *err, size_t err_len)
+{
+    if (!g_open)
+        return fail_text(err, err_len, "rsb_cub_pipelined: rsb_cuda_open was not called");
+    memset(t, 0, sizeof *t);
+    if (!rsb_cub_supported(c->kind, c->op, c->dtype))
+        return fail_text(err, err_len, "this CUB case is not wired up in bench/cub_compare.cu");
+    if (c->n == 0 || c->n > (size_t)INT_MAX)
+        return fail_text(err, err_len, "the CUB comparison takes 1 <= n <= 2^31-1 (CUB's 32-bit offsets)");
+    if (c->calls < 1 || c->loops < 1 || c->warmup < 0 || !c->in)
+        return fail_text(err, err_len, "rsb_cub_pipelined: bad case (calls, loops, warmup or in)");
+    const size_t sz = dtype_size(c->dtype);
+    // cub_dispatch reads kind, op, dtype, exclusive and n of an rsb_cub_case
+    const rsb_cub_case cc = {c->kind, c->op, c->dtype, c->exclusive, c->n, 1, nullptr, nullptr, 1};
+    const size_t out_elems = c->kind == RSB_CUB_REDUCE ? (size_t)c->calls : c->kind == RSB_CUB_SCAN ? c->n : 1;
+    PipeMem m;
+    RSB_CK(cudaMalloc(&m.out, out_elems * sz), "cudaMalloc (outputs)");
+    RSB_CK(cudaMalloc(&m.index, sizeof(int64_t)), "cudaMalloc (argmax index)");
+    size_t temp_bytes = 0;
+    RSB_CK(cub_dispatch(cc, nullptr, temp_bytes, c->in, m.out, m.index), "CUB temporary-storage query");
+    RSB_CK(cudaMalloc(&m.temp, temp_bytes ? temp_bytes : 1), "cudaMalloc (CUB temporary storage)");
+    const char *call = rsb_cub_call_name(c->kind, c->op, c->exclusive);
+
+    for (int i = 0; i < c->warmup; ++i)
+        RSB_CK(cub_dispatch(cc, m.temp, temp_bytes, c->in, pipe_out(cc, m, i % c->calls, sz), m.index), call);
+    RSB_CK(cudaStreamSynchronize(g_stream), "cudaStreamSynchronize (warm-up)");
+
+    std::vector<double> ev, host;
+    for (int l = 0; l < c->loops; ++l) {
+        const double t0 = now_ms();
+        RSB_CK(cudaEventRecord(g_ev0, g_stream), "cudaEventRecord");
+        for (int i = 0; i < c->calls; ++i)
+            RSB_CK(cub_dispatch(cc, m.temp, temp_bytes, c->in, pipe_out(cc, m, i, sz), m.index), call);
+        RSB_CK(cudaEventRecord(g_ev1, g_stream), "cudaEventRecord");
+        RSB_CK(cudaStreamSynchronize(g_stream), "cudaStreamSynchronize");
+        host.push_back((now_ms() - t0) / c->calls);
+        float ms = 0;
+        RSB_CK(cudaEventElapsedTime(&ms, g_ev0, g_ev1), "cudaEventElapsedTime");
+        ev.push_back((double)ms / c->calls);
+    }
+
+    // The results of the last loop (not timed): every reduction slot, else the last call's output.
+    std::vector<unsigned char> res(c->kind == RSB_CUB_REDUCE ? (size_t)c->calls * sz : sz);
+    const char *src = static_cast<const char *>(m.out) + (c->kind == RSB_CUB_SCAN ? (c->n - 1) * sz : 0);
+    RSB_CK(cudaMemcpy(res.data(), src, res.size(), cudaMemcpyDeviceToHost), "cudaMemcpy (results to host)");
+    if (c->kind == RSB_CUB_ARGMAX)
+        RSB_CK(cudaMemcpy(&t->index, m.index, sizeof(int64_t), cudaMemcpyDeviceToHost), "cudaMemcpy (index)");
+    const size_t last = c->kind == RSB_CUB_REDUCE ? (size_t)(c->calls - 1) * sz : 0;
+    memcpy(t->value, res.data() + last, sz);
+    t->consistent = 1;
+    for (size_t i = 0; c->kind == RSB_CUB_REDUCE && i < (size_t)c->calls; ++i)
+        if (memcmp(res.data() + i * sz, t->value, sz))
+            t->consistent = 0;
+    median_min(ev, &t->ev_median_ms, &t->ev_min_ms);
+    median_min(host, &t->host_median_ms, &t->host_min_ms);
+    t->temp_bytes = temp_bytes;
+    return 0;
 }

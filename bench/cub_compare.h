@@ -79,6 +79,43 @@ const char *rsb_cub_call_name(int kind, int op, int exclusive);
  * then `reps` runs timed with CUDA events, then `reps` runs timed with the host clock. */
 int rsb_cub_run(const rsb_cub_case *c, rsb_cuda_timing *t, char *err, size_t err_len);
 
+/* ---- pipelined (latency) mode: `redscan bench --async` (tools/bench_async.c) ---- */
+
+/* Device time between two points of a stream the caller owns (redscan's context stream, from
+ * redscan_native_handle(REDSCAN_NATIVE_CUDA_STREAM)): rsb_stream_mark(stream, 0) before the first enqueued call,
+ * rsb_stream_mark(stream, 1) after the last, then rsb_stream_elapsed_ms waits for the second mark and returns the
+ * milliseconds between the two. Two events of their own, apart from the ones rsb_cub_run uses. */
+int rsb_stream_mark(void *stream, int stop, char *err, size_t err_len);
+int rsb_stream_elapsed_ms(double *ms, char *err, size_t err_len);
+
+typedef struct {
+    int kind;          /* RSB_CUB_REDUCE, RSB_CUB_SCAN or RSB_CUB_ARGMAX */
+    int op, dtype;     /* redscan_op / redscan_dtype values */
+    int exclusive;     /* scans */
+    size_t n;          /* 1 <= n <= 2^31-1 */
+    const void *in;    /* n elements on the device (the caller's CUDA memory) */
+    int calls;         /* calls back to back per timed loop */
+    int loops;         /* timed loops; medians over them */
+    int warmup;        /* untimed calls first (the first one is the one-time setup a pipeline pays once) */
+} rsb_cub_pipe_case;
+
+typedef struct {
+    /* per call = a loop's time / calls; medians and minima over the loops, in milliseconds */
+    double ev_median_ms, ev_min_ms;     /* CUDA events before the first call and after the last one */
+    double host_median_ms, host_min_ms; /* host steady clock around the loop and its one cudaStreamSynchronize */
+    size_t temp_bytes;                  /* CUB temporary storage, allocated once before the loops */
+    unsigned char value[8];             /* the last call's result: reduction value, argmax value, scan's last
+                                           element (one element of dtype) */
+    int64_t index;                      /* argmax: the last call's index */
+    int consistent;                     /* reductions: every call's result slot has the same bits */
+} rsb_cub_pipe_timing;
+
+/* CUB in the pipelined mode: temporary storage and outputs allocated once, then per loop `calls` CUB calls back to
+ * back on the helper's stream with one cudaStreamSynchronize at the end. Reductions write call i's result to
+ * element i of a result array (nothing is read back between calls); scans write one output array; argmax one
+ * value and one index. */
+int rsb_cub_pipelined(const rsb_cub_pipe_case *c, rsb_cub_pipe_timing *t, char *err, size_t err_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,11 +6,12 @@
 # back at most 8 files), the summary is $OUT/summary.txt.
 #
 #   scripts/gpu-check.sh [--quick] [steps...]
-#     --quick: only memcheck among the sanitizers, and no benchmark
-#     steps (default all but first): build first suites parity large sanitize bench (first: time to the first
-#     result per family, scripts/first-result.sh on CUDA and NVIDIA's OpenCL)   (the device tool allows 10 minutes a
-#     command, so a lent machine runs it as two calls: "build suites parity large", then "build sanitize bench";
-#     the second build is a no-op on a warm machine)
+#     --quick: only memcheck among the sanitizers, and no benchmark (neither bench nor async)
+#     steps (default all but first): build first suites parity large sanitize bench async (first: time to the
+#     first result per family, scripts/first-result.sh on CUDA and NVIDIA's OpenCL; async: the per-call time of
+#     back-to-back stream-ordered calls, `redscan bench --async`, next to the blocking calls and CUB, on CUDA and
+#     NVIDIA's OpenCL)   (the device tool allows 10 minutes a command, so a lent machine runs it as two calls:
+#     "build suites parity large", then "build sanitize bench async"; the second build is a no-op on a warm machine)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-$PWD/gpu-logs}
@@ -18,7 +19,7 @@ OUT=$(mktemp -d /tmp/redscan-gpu.XXXX)
 mkdir -p "$FINAL"
 QUICK=0
 [ "${1:-}" = "--quick" ] && { QUICK=1; shift; }
-STEPS=" ${*:-build suites parity large sanitize bench} "
+STEPS=" ${*:-build suites parity large sanitize bench async} "
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 JOBS=$(nproc)
 declare -a ROWS
@@ -104,6 +105,19 @@ if [ $QUICK = 0 ] && want bench; then
     run_step "bench: cuda vs CUB" bench-cuda.log build-gpu/redscan bench --backend cuda --csv "$OUT/bench-cuda.csv"
     REDSCAN_OPENCL_DEVICE=nvidia run_step "bench: opencl (nvidia)" bench-ocl.log \
         build-gpu/redscan bench --backend opencl --csv "$OUT/bench-ocl.csv"
+fi
+
+# Latency of the stream-ordered API (issue 14): per op and size (2^16, 2^20), R _async calls back to back with one
+# redscan_synchronize, the same R blocking calls, and CUB pipelined the same way; the tables are printed here.
+if [ $QUICK = 0 ] && want async; then
+    run_step "async: cuda, per call vs blocking vs CUB" async-cuda.log \
+        timeout 300 build-gpu/redscan bench --async --backend cuda --compare cub --csv "$OUT/async-cuda.csv"
+    REDSCAN_OPENCL_DEVICE=nvidia run_step "async: opencl (nvidia), per call vs CUB" async-ocl.log \
+        timeout 300 build-gpu/redscan bench --async --backend opencl --compare cub --csv "$OUT/async-ocl.csv"
+    for log in async-cuda.log async-ocl.log; do
+        echo "== $log"
+        grep -v '^\[bench' "$OUT/$log" | sed -n '/^op /,/ rows: /p'
+    done
 fi
 
 {

@@ -20,7 +20,10 @@
  * redscan_buffer_wrap_cuda), CUDA events and the host clock; on a CPU device, plain C loops and OpenMP read / copy
  * loops (host clock).
  *
- * GB/s: reduce, argmax, top-2 count n*size bytes read; scan and copy count 2*n*size (read + write). */
+ * GB/s: reduce, argmax, top-2 count n*size bytes read; scan and copy count 2*n*size (read + write).
+ *
+ * --async replaces the sweep with the latency mode of bench_async.c (per-call time of back-to-back stream-ordered
+ * calls against the blocking ones and CUB); it shares this file's setup of the context, the CUDA helper and the CSV. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -199,6 +202,21 @@ done:
     return rc;
 }
 
+/* Releases what cli_bench opened: the context, the bench's own OpenCL context, the CUDA helper, the CSV file. */
+static void close_run(bench_state *st, const bench_opts *o)
+{
+    redscan_destroy(st->ctx);
+    br_ocl_close(st->ocl);
+#ifdef REDSCAN_BENCH_CUDA
+    if (st->cuda_ok)
+        rsb_cuda_close();
+#endif
+    if (st->csv) {
+        fclose(st->csv);
+        printf("CSV written to %s\n", o->csv_path);
+    }
+}
+
 int cli_bench(int argc, char **argv)
 {
     bench_opts o;
@@ -331,6 +349,11 @@ int cli_bench(int argc, char **argv)
             return 1;
         }
         bench_csv_header(st.csv);
+    }
+    if (o.async) { /* the latency mode has its own header and table (bench_async.c) */
+        int rc = bench_async(&st, &o, device);
+        close_run(&st, &o);
+        return rc;
     }
 
     /* ---- header */
@@ -494,15 +517,6 @@ int cli_bench(int argc, char **argv)
             printf("\n");
         }
     }
-    redscan_destroy(st.ctx);
-    br_ocl_close(st.ocl);
-#ifdef REDSCAN_BENCH_CUDA
-    if (st.cuda_ok)
-        rsb_cuda_close();
-#endif
-    if (st.csv) {
-        fclose(st.csv);
-        printf("CSV written to %s\n", o.csv_path);
-    }
+    close_run(&st, &o);
     return st.failed || st.ref_failed ? 1 : 0;
 }

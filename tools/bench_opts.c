@@ -123,6 +123,34 @@ static int parse_sizes(const char *list, bench_opts *o)
     return o->nsizes > 0;
 }
 
+/* --async: float32 sum (reduce and scan), argmax and top-2 unless --dtypes / --ops say otherwise; the sweep's
+ * choices of algorithms and sizes do not apply. Returns -1 when fine, else the exit status. */
+static int async_opts(bench_opts *o)
+{
+    if (!o->async)
+        return bench_usage_error("--calls needs --async%s", "");
+    if (o->full || o->algos)
+        return bench_usage_error("--async times the AUTO algorithms at its own sizes: --full and --algos do not "
+                                 "apply%s", "");
+    if (o->ops_given && (o->op_mask & (1u << REDSCAN_PROD)))
+        return bench_usage_error("--async does not time prod (its input is another one); --ops takes %s there",
+                                 "sum, min, max, argmax, top2");
+    if (!o->dtypes_given)
+        o->dtype_mask = 1u << REDSCAN_FLOAT32;
+    if (!o->ops_given)
+        o->op_mask = (1u << REDSCAN_SUM) | (1u << OP_ARGMAX) | (1u << OP_TOP2);
+    o->headline = 0;
+    return -1;
+}
+
+int async_calls(const bench_opts *o, size_t n)
+{
+    if (o->calls)
+        return o->calls;
+    /* enough calls that one loop's launch and wait overheads are spread thin, few enough that a large n stays quick */
+    return n <= ((size_t)1 << 16) ? 200 : n <= ((size_t)1 << 22) ? 100 : 20;
+}
+
 int bench_parse_opts(int argc, char **argv, bench_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -149,7 +177,8 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
         }
         int takes_value = !strcmp(name, "--backend") || !strcmp(name, "--sizes") || !strcmp(name, "--reps") ||
                           !strcmp(name, "--csv") || !strcmp(name, "--dtypes") || !strcmp(name, "--ops") ||
-                          !strcmp(name, "--compare") || !strcmp(name, "--l2-mb") || !strcmp(name, "--algos");
+                          !strcmp(name, "--compare") || !strcmp(name, "--l2-mb") || !strcmp(name, "--algos") ||
+                          !strcmp(name, "--calls");
         if (takes_value && !val) {
             if (i + 1 >= argc)
                 return bench_usage_error("option %s needs a value", name);
@@ -190,14 +219,14 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
                 return bench_usage_error("--csv needs a file name%s", "");
             o->csv_path = val;
         } else if (!strcmp(name, "--dtypes")) {
-            chose_lists = 1;
+            chose_lists = o->dtypes_given = 1;
             o->dtype_mask = parse_name_list(val, k_dtype_names, 7);
             if (!o->dtype_mask)
                 return bench_usage_error("--dtypes: '%s' is not a list of int32, uint32, int64, uint64, float32, "
                                          "float64",
                                          val);
         } else if (!strcmp(name, "--ops")) {
-            chose_lists = 1;
+            chose_lists = o->ops_given = 1;
             o->op_mask = parse_name_list(val, k_op_names, 6);
             if (!o->op_mask)
                 return bench_usage_error("--ops: '%s' is not a list of sum, prod, min, max, argmax, top2", val);
@@ -226,6 +255,15 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
             o->rotate = 0;
         } else if (!strcmp(name, "--exclusive")) {
             o->exclusive = 1;
+        } else if (!strcmp(name, "--async")) {
+            o->async = 1;
+        } else if (!strcmp(name, "--calls")) {
+            char *end = NULL;
+            errno = 0;
+            long r = strtol(val, &end, 10);
+            if (errno || end == val || *end || r < 1 || r > MAX_CALLS)
+                return bench_usage_error("--calls: '%s' is not a count between 1 and 100000", val);
+            o->calls = (int)r;
         } else if (!strcmp(name, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(name, "--scan-only")) {
@@ -238,6 +276,16 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
     }
     if (scan_only && reduce_only)
         return bench_usage_error("--scan-only and --reduce-only exclude each other%s", "");
+    if (o->async || o->calls) {
+        int rc = async_opts(o);
+        if (rc >= 0)
+            return rc;
+        if (scan_only)
+            o->do_reduce = 0;
+        if (reduce_only)
+            o->do_scan = 0;
+        return -1;
+    }
     o->headline = !o->full && !o->quick && !o->sizes_given && !o->algos && !scan_only && !reduce_only &&
                   o->dtype_mask == 0x7Eu && o->op_mask == 0x3Fu && !chose_lists;
     if (o->headline) {
@@ -256,6 +304,12 @@ int bench_parse_opts(int argc, char **argv, bench_opts *o)
 const char *bench_default_sizes(bench_opts *o, int is_cpu)
 {
     static const int gpu[3] = {16, 20, 24}, cpu[3] = {12, 16, 20}, quick[3] = {10, 14, 17};
+    if (o->async) { /* latency: one size well inside the L2 and one that fills a good part of it */
+        o->sizes[0] = (size_t)1 << 16;
+        o->sizes[1] = (size_t)1 << 20;
+        o->nsizes = 2;
+        return "--async default";
+    }
     if (o->headline) { /* one size well past the caches: 256 MiB of float32 on a GPU, 64 MiB on a CPU */
         o->sizes[0] = (size_t)1 << (is_cpu == 1 ? 24 : 26);
         o->nsizes = 1;

@@ -166,17 +166,32 @@ static void fmt_or_dash(char *buf, size_t len, const char *fmt, double v)
         snprintf(buf, len, "-");
 }
 
-void bench_report(bench_state *st, const row_t *r)
+/* %copy, vs_ref and vs_host of a row (0 where not known). */
+static void row_ratios(const bench_state *st, const row_t *r, double *frac, double *ratio, double *host_ratio)
 {
     double gbs = row_gbs(r), hgbs = row_host_gbs(r);
-    double frac = st->copy_peak_gbs > 0 ? gbs / st->copy_peak_gbs : 0.0;
-    double ratio = r->ref && r->ref_gbs > 0 && gbs > 0 ? gbs / r->ref_gbs : 0.0;
-    double host_ratio = r->ref && r->ref_host_gbs > 0 && hgbs > 0 ? hgbs / r->ref_host_gbs : 0.0;
-    const char *detail = r->detail;
-    int print = count_row(st, r, &detail);
+    *frac = st->copy_peak_gbs > 0 ? gbs / st->copy_peak_gbs : 0.0;
+    *ratio = r->ref && r->ref_gbs > 0 && gbs > 0 ? gbs / r->ref_gbs : 0.0;
+    *host_ratio = r->ref && r->ref_host_gbs > 0 && hgbs > 0 ? hgbs / r->ref_host_gbs : 0.0;
+}
+
+int bench_record(bench_state *st, const row_t *r, const char **detail)
+{
+    double frac, ratio, host_ratio;
+    row_ratios(st, r, &frac, &ratio, &host_ratio);
+    *detail = r->detail;
+    int print = count_row(st, r, detail);
     if (st->csv)
         csv_row(st->csv, r, frac, ratio, host_ratio);
-    if (!print)
+    return print;
+}
+
+void bench_report(bench_state *st, const row_t *r)
+{
+    double gbs = row_gbs(r), frac, ratio, host_ratio;
+    row_ratios(st, r, &frac, &ratio, &host_ratio);
+    const char *detail;
+    if (!bench_record(st, r, &detail))
         return;
     bench_progress_clear(st);
     char dev_s[16], host_s[16], gbs_s[16], frac_s[16], ratio_s[16], hratio_s[16];

@@ -6,6 +6,7 @@
  *   bench_dset.c    the data of one (n, dtype): host inputs, device buffers and their rotation, references
  *   bench_cases.c   redscan's cases: warm-up, check, timing with both clocks
  *   bench_rows.c    the reference rows: device copy, CUB, C and OpenMP loops
+ *   bench_async.c   --async: per-call latency of back-to-back stream-ordered calls, blocking calls, CUB pipelined
  * bench_internal.h has the inputs and checks (bench_data.c) and the host / OpenCL references (bench_ref.c). */
 #ifndef REDSCAN_BENCH_RUN_H
 #define REDSCAN_BENCH_RUN_H
@@ -50,10 +51,14 @@ typedef struct {
     int rotate;
     int exclusive;
     const char *algos; /* --algos: comma-separated algorithm names to run, NULL: all */
+    int dtypes_given, ops_given;
+    int async; /* --async: the latency mode (bench_async.c) instead of the sweep */
+    int calls; /* --calls: back-to-back calls per timed loop in --async; 0: by size (async_calls) */
 } bench_opts;
 
 #define OP_ARGMAX 4
 #define OP_TOP2 5
+#define MAX_CALLS 100000
 
 /* Returns -1 when the options are fine, else the exit status (usage printed). */
 int bench_parse_opts(int argc, char **argv, bench_opts *o);
@@ -130,6 +135,10 @@ double bench_median(double *v, int n);
 double row_gbs(const row_t *r);
 double row_host_gbs(const row_t *r);
 void bench_report(bench_state *st, const row_t *r);
+/* The bookkeeping of bench_report without its table line (for tables of another shape): counts the row and writes
+ * its CSV line. Returns 0 when the row is not to be printed (an unsupported case whose reason was printed once),
+ * else 1 with *detail the detail to print (NULL: its reason was printed with an earlier row). */
+int bench_record(bench_state *st, const row_t *r, const char **detail);
 void bench_progress(bench_state *st, int counts, const char *op, const char *dtype, const char *algo, size_t n);
 void bench_progress_clear(bench_state *st);
 void bench_status_detail(redscan_ctx *ctx, redscan_status s, char *detail);
@@ -217,5 +226,14 @@ void bench_loop_row(bench_state *st, const bench_opts *o, dset *d, case_kind kin
 void bench_cub_row(bench_state *st, const bench_opts *o, dset *d, case_kind kind, redscan_op op, const char *opname);
 /* The copy peak of the run (and the OpenMP copy on a CPU device); sets st->copy_peak_gbs / copy_peak_src. */
 void bench_copy_peak(bench_state *st, const bench_opts *o, size_t peak_bytes);
+
+/* ------------------------------------------------------------------ --async (bench_async.c) */
+
+/* The latency mode on the run's context (st set up by cli_bench: context, CUDA helper, CSV): per size x dtype x op,
+ * the per-call time of back-to-back _async calls with one redscan_synchronize, of the blocking calls, and (with
+ * --compare cub) of CUB in the same pipelined form. Prints its own header and table; returns the exit status. */
+int bench_async(bench_state *st, const bench_opts *o, const char *device);
+/* Back-to-back calls per timed loop at n (--calls, else 200 up to 2^16, 100 up to 2^22, 20 above). */
+int async_calls(const bench_opts *o, size_t n);
 
 #endif /* REDSCAN_BENCH_RUN_H */
