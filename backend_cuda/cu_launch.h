@@ -79,9 +79,12 @@ cudaError_t rs_cu_scan_sections(int block, int in_dtype, int out_dtype, int op, 
                                 void *totals, unsigned long long n, int exclusive, const void *seed, int seeded,
                                 unsigned grid, cudaStream_t stream);
 
-/* totals[j] = the total of section j, bit for bit the block scan's last element (reduce-then-scan). */
+/* totals[j] = the total of section j, bit for bit the block scan's last element (reduce-then-scan). done != NULL
+ * (the totals fit one section): the last block also scans them in place, exclusive, seeded with *seed (one T), as
+ * a one-section scan_sections launch would; *done is a zeroed word the kernel leaves zeroed. */
 cudaError_t rs_cu_scan_tile_reduce(int block, int in_dtype, int out_dtype, int op, const void *in, void *totals,
-                                   unsigned long long n, unsigned grid, cudaStream_t stream);
+                                   unsigned long long n, const void *seed, unsigned *done, unsigned grid,
+                                   cudaStream_t stream);
 
 /* Block-scans every section again and writes out = carry[j] (+) L (reduce-then-scan, last kernel). */
 cudaError_t rs_cu_scan_tile_seeded(int block, int in_dtype, int out_dtype, int op, const void *in, void *out,

@@ -33,6 +33,7 @@ typedef struct {
     int max_threads;          /* cudaDevAttrMaxThreadsPerBlock */
     int shared_per_block;     /* cudaDevAttrMaxSharedMemoryPerBlock */
     void *scratch;            /* grow-only scratch, freed at shutdown */
+    unsigned *ticket;         /* rs_cuda_ticket: one zeroed word, made on first use, freed at shutdown */
     size_t scratch_bytes;
     void *result_host;        /* cuda_result.c: the mapped result area (host side), NULL until first used */
     void *result_dev;         /* the same memory as the device addresses it */
@@ -92,7 +93,10 @@ redscan_status rs_cuda_scratch(redscan_ctx *ctx, size_t bytes, void **mem);
 /* The scratch cut into `count` (<= RS_CUDA_SPLIT_MAX) non-overlapping, 256-byte aligned parts of bytes[i]. */
 #define RS_CUDA_SPLIT_MAX 8
 redscan_status rs_cuda_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, void **parts);
-void rs_cuda_scratch_release(rs_cuda *c);
+void rs_cuda_scratch_release(rs_cuda *c); /* and the ticket word */
+/* The context's ticket word (zeroed): the reduce-then-scan kernel's blocks count themselves on it to find the last
+ * one, which sets it back to zero. Allocated on first use (by reserve, or the first scan that needs it). */
+redscan_status rs_cuda_ticket(redscan_ctx *ctx, unsigned **word);
 
 /* cuda_result.c: the result area (pinned, mapped host memory) that the last pass of a reduction, argmin/argmax or
  * top-k writes to directly. slots: its device addresses for up to RS_CU_TOPK_MAX values and as many 8-byte indices

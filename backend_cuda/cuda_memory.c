@@ -170,10 +170,32 @@ redscan_status rs_cuda_scratch_split(redscan_ctx *ctx, size_t count, const size_
 
 void rs_cuda_scratch_release(rs_cuda *c)
 {
+    if (c->ticket) (void)cudaFree(c->ticket);
+    c->ticket = NULL;
     if (c->scratch) (void)cudaFree(c->scratch);
     (void)cudaGetLastError();
     c->scratch = NULL;
     c->scratch_bytes = 0;
+}
+
+redscan_status rs_cuda_ticket(redscan_ctx *ctx, unsigned **word)
+{
+    rs_cuda *c = rs_cuda_of(ctx);
+    if (!c->ticket) {
+        void *p = NULL;
+        cudaError_t err = cudaMalloc(&p, sizeof(unsigned));
+        if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMalloc (scan ticket)");
+        /* Zeroed once, here; every kernel that takes tickets from it leaves it zeroed. Synchronous: it happens
+         * once per context, in reserve or in the first scan that needs it. */
+        err = cudaMemset(p, 0, sizeof(unsigned));
+        if (err != cudaSuccess) {
+            (void)cudaFree(p);
+            return rs_cuda_fail(ctx, err, "cudaMemset (scan ticket)");
+        }
+        c->ticket = p;
+    }
+    *word = c->ticket;
+    return REDSCAN_OK;
 }
 
 redscan_status rs_cuda_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, size_t k_max)
@@ -190,7 +212,9 @@ redscan_status rs_cuda_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, 
     if (need == (size_t)-1)
         return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "workspace of more than %zu bytes", (size_t)-1);
     void *mem = NULL;
+    unsigned *ticket = NULL;
     RS_CUDA_TRY(rs_cuda_scratch(ctx, need, &mem));
+    RS_CUDA_TRY(rs_cuda_ticket(ctx, &ticket));
     /* The pinned area the n = 0 reduction copies its result from (cuda_result.c). */
     return rs_cuda_result_area(ctx);
 }

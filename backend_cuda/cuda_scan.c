@@ -7,6 +7,7 @@
  *
  *   hierarchical:      scan_sections (in -> L in out, S -> level 0)   totals scan   scan_add_carry(out, P)
  *   reduce-then-scan:  tile_reduce (S -> level 0)                      totals scan   scan_tile_seeded
+ *                      (totals that fit one section: tile_reduce's last block scans them; two launches)
  *   totals scan of level k (exclusive, in place, seeded with init, same block algorithm B, on T):
  *     fits one section: one scan_sections launch with the seed;
  *     else: scan_sections (S_k -> level k+1), totals scan of level k+1, scan_add_carry(S_k, P_{k+1}).
@@ -138,12 +139,16 @@ static redscan_status rs_cuda_scan_run_all(rs_cuda_scan_run *r, redscan_grid_sca
         RS_CUDA_TRY(rs_scan_totals(r, 0));
         return rs_scan_add_carry(r, out, r->level[0], n);
     }
-    /* REDSCAN_GRID_REDUCE_THEN_SCAN */
+    /* REDSCAN_GRID_REDUCE_THEN_SCAN. Totals that fit one section are scanned by tile_reduce's last block (the same
+     * computation as the one-section totals scan: one launch fewer, which is most of a call's time at small n). */
+    unsigned *done = NULL;
+    if (r->nlevels == 1) RS_CUDA_TRY(rs_cuda_ticket(r->ctx, &done));
     RS_CUDA_TRY(rs_scan_launched(r,
                                  rs_cu_scan_tile_reduce(r->block, (int)req->dtype, (int)req->out_dtype, (int)req->op,
-                                                        in, r->level[0], n, rs_scan_grid(r, n), r->c->stream),
+                                                        in, r->level[0], n, req->init.bytes, done, rs_scan_grid(r, n),
+                                                        r->c->stream),
                                  "scan_tile_reduce"));
-    RS_CUDA_TRY(rs_scan_totals(r, 0));
+    if (!done) RS_CUDA_TRY(rs_scan_totals(r, 0));
     return rs_scan_launched(r,
                             rs_cu_scan_tile_seeded(r->block, (int)req->dtype, (int)req->out_dtype, (int)req->op, in,
                                                    out, r->level[0], n, req->exclusive, rs_scan_grid(r, n),

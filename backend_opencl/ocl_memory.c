@@ -157,6 +157,26 @@ void rs_ocl_scratch_release(rs_ocl *o)
         if (o->result[i]) clReleaseMemObject(o->result[i]);
         o->result[i] = NULL;
     }
+    if (o->ticket) clReleaseMemObject(o->ticket);
+    o->ticket = NULL;
+}
+
+redscan_status rs_ocl_ticket(redscan_ctx *ctx, cl_mem *word)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    if (!o->ticket) {
+        /* Zeroed by its creation (a copy of the host's zero, no command); every kernel that takes tickets from
+         * it leaves it zeroed. */
+        cl_uint zero = 0;
+        cl_int err;
+        cl_mem m = clCreateBuffer(o->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero, &err);
+        if (err != CL_SUCCESS)
+            return rs_set_error(ctx, rs_ocl_status(err), "scan ticket word: clCreateBuffer: %s (%d)",
+                                rs_ocl_error_name(err), (int)err);
+        o->ticket = m;
+    }
+    *word = o->ticket;
+    return REDSCAN_OK;
 }
 
 /* ---- stream-ordered operation ---- */
@@ -174,6 +194,8 @@ redscan_status rs_ocl_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, s
     size_t need[RS_OCL_SPLIT_MAX] = {0};
     rs_ocl_select_reserve(o, dtype, n, k_max, need);
     rs_ocl_scan_reserve(dtype, n, need);
+    cl_mem ticket = NULL;
+    RS_OCL_TRY(rs_ocl_ticket(ctx, &ticket));
     if (rs_widening_of(dtype)) rs_ocl_scan_reserve(rs_widening_of(dtype), n, need);
     for (size_t i = 0; i < RS_OCL_SPLIT_MAX; i++) {
         if (!need[i]) continue;

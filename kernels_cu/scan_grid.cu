@@ -9,10 +9,12 @@
  *       scan's last element). seeded = 1 (the one-section case): out = seed (+) L, totals is not touched.
  *       SRC = IN_T on level 0 (converting IN_T -> T; the OpenCL scan_sections_in_B), SRC = T on the levels of
  *       section totals, scanned in place with in == out (scan_sections_t_B).
- *   tile_reduce<B, IN_T, T, Op>(const IN_T *in, T *totals, n)
+ *   tile_reduce<B, IN_T, T, Op>(const IN_T *in, T *totals, n, T seed, unsigned *done, int scan_totals)
  *       totals[j] = the total of section j, the same expression (so the same bits) as the block scan's last
  *       element: each thread folds its SECTION/256 contiguous values left to right, then the balanced
- *       pairwise tree over the 256 thread values.
+ *       pairwise tree over the 256 thread values. scan_totals = 1 (the totals fit one section): the block that
+ *       finishes last (a ticket from *done, which it sets back to 0) then scans them in place, exclusive and
+ *       seeded, as scan_sections would: reduce-then-scan in two launches instead of three.
  *   scan_tile_seeded<B, IN_T, T, Op>(const IN_T *in, T *out, const T *carry, n, exclusive)
  *       Block-scans every section again and writes out = carry[j] (+) L (reduce-then-scan, last kernel).
  *
@@ -53,10 +55,13 @@ __global__ void __launch_bounds__(RS_GROUP)
 }
 
 template <class B, typename SRC, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP) tile_reduce(const SRC *__restrict__ in, T *__restrict__ totals, rs_u64 n)
+__global__ void __launch_bounds__(RS_GROUP)
+    tile_reduce(const SRC *__restrict__ in, T *totals, rs_u64 n, T seed, unsigned *done, int scan_totals)
 {
     __shared__ __align__(16) T s[B::SECTION];
     __shared__ __align__(16) T r[RS_GROUP];
+    __shared__ __align__(16) T aux[B::AUX];
+    __shared__ unsigned last;
     const unsigned t = threadIdx.x;
     const unsigned items = B::SECTION / RS_GROUP; /* 1, 2 or 8 */
     const rs_u64 nsec = (n + (B::SECTION - 1)) / B::SECTION;
@@ -73,6 +78,23 @@ __global__ void __launch_bounds__(RS_GROUP) tile_reduce(const SRC *__restrict__ 
         if (t == 0) totals[sec] = total;
         __syncthreads(); /* s and r are refilled for the next section */
     }
+    if (!scan_totals) return; /* uniform: a kernel argument */
+    /* The totals fit one section: the block that finishes last scans them in place (exclusive, seeded), the same
+     * computation as scan_sections' one-section launch, so the same bits, one launch fewer. Thread 0 wrote this
+     * block's totals; the fence makes them visible device-wide before its ticket is taken. */
+    if (t == 0) {
+        __threadfence();
+        last = atomicAdd(done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return; /* uniform: shared */
+    __threadfence();
+    /* volatile: the other blocks' totals come from L2, never from a copy cached before they were written */
+    const volatile T *vt = totals;
+    for (unsigned k = t; k < B::SECTION; k += RS_GROUP) s[k] = k < nsec ? vt[k] : Op::identity();
+    B::template scan<Op>(s, aux);
+    rs_scan_store<T, Op>(totals, s, 0, nsec, B::SECTION, 1, seed, 1);
+    if (t == 0) *done = 0u; /* ready for the next launch on the stream */
 }
 
 template <class B, typename SRC, typename T, class Op>
@@ -152,7 +174,8 @@ extern "C" cudaError_t rs_cu_scan_sections(int block, int in_dtype, int out_dtyp
 }
 
 extern "C" cudaError_t rs_cu_scan_tile_reduce(int block, int in_dtype, int out_dtype, int op, const void *in,
-                                              void *totals, unsigned long long n, unsigned grid, cudaStream_t stream)
+                                              void *totals, unsigned long long n, const void *seed, unsigned *done,
+                                              unsigned grid, cudaStream_t stream)
 {
     return rs_dispatch_block(block, [&](auto b) -> cudaError_t {
         typedef decltype(b) B;
@@ -160,7 +183,11 @@ extern "C" cudaError_t rs_cu_scan_tile_reduce(int block, int in_dtype, int out_d
             typedef typename decltype(xt)::type X;
             typedef typename decltype(tt)::type T;
             typedef typename decltype(ot)::template apply<T> Op;
-            tile_reduce<B, X, T, Op><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)totals, n);
+            T seed_v;
+            memset(&seed_v, 0, sizeof seed_v);
+            if (done) memcpy(&seed_v, seed, sizeof seed_v);
+            tile_reduce<B, X, T, Op><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)totals, n, seed_v, done,
+                                                                    done != NULL);
             return rs_launched();
         });
     });
