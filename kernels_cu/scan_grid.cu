@@ -89,9 +89,16 @@ __global__ void __launch_bounds__(RS_GROUP)
     __syncthreads();
     if (!last) return; /* uniform: shared */
     __threadfence();
-    /* volatile: the other blocks' totals come from L2, never from a copy cached before they were written */
-    const volatile T *vt = totals;
-    for (unsigned k = t; k < B::SECTION; k += RS_GROUP) s[k] = k < nsec ? vt[k] : Op::identity();
+    /* The other blocks' totals, read through L2 (ld.global.cg: never a copy cached in L1 before they were written),
+     * all of a thread's loads in flight at once, then to shared memory: the tail is latency, not bandwidth. */
+    T v[B::SECTION / RS_GROUP];
+#pragma unroll
+    for (unsigned j = 0; j < B::SECTION / RS_GROUP; ++j) {
+        const unsigned k = t + j * RS_GROUP;
+        v[j] = k < nsec ? rs_load_cg(totals + k) : Op::identity();
+    }
+#pragma unroll
+    for (unsigned j = 0; j < B::SECTION / RS_GROUP; ++j) s[t + j * RS_GROUP] = v[j];
     B::template scan<Op>(s, aux);
     rs_scan_store<T, Op>(totals, s, 0, nsec, B::SECTION, 1, seed, 1);
     if (t == 0) *done = 0u; /* ready for the next launch on the stream */

@@ -30,6 +30,21 @@ __device__ __forceinline__ void rs_scan_store(T *out, const T *s, rs_u64 base, r
     }
 }
 
+/* *p read at the L2 (ld.global.cg), for values other blocks wrote during this kernel: as bits of the same width. */
+template <typename T> __device__ __forceinline__ T rs_load_cg(const T *p)
+{
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte values");
+    T v;
+    if (sizeof(T) == 4) {
+        const unsigned u = __ldcg(reinterpret_cast<const unsigned *>(p));
+        memcpy(&v, &u, sizeof v);
+    } else {
+        const unsigned long long u = __ldcg(reinterpret_cast<const unsigned long long *>(p));
+        memcpy(&v, &u, sizeof v);
+    }
+    return v;
+}
+
 /* Section total of the grid scans (scan_grid.cu tile_reduce / scan_sections, scan_single_pass.cu's fallback):
  * the balanced pairwise tree over r[0..255], contiguous threads at i = (t+1)*2d - 1 as in the Brent-Kung
  * up-sweep; returns the root r[255] to every thread (ends after a barrier). */
