@@ -108,29 +108,30 @@ static redscan_status rs_reduce_subgroup_kernel(redscan_ctx *ctx, redscan_reduce
                         redscan_reduce_algo_name(algo), RS_OCL_WARP, ctx->device_name, name, size, count, RS_GROUP);
 }
 
-/* Launch `kernel` (in, count, out) once over count elements: one output per tile. */
+/* Launch `kernel` (in, count, out, out_off) once over count elements: one output per tile, from element out_off of
+ * out (0 but for the last pass of an _async result at an index). */
 static redscan_status rs_reduce_pass(redscan_ctx *ctx, cl_kernel kernel, cl_mem in, uint64_t count, cl_mem out,
-                                     uint64_t tile, const char *what)
+                                     cl_ulong out_off, uint64_t tile, const char *what)
 {
     const cl_ulong n = count;
-    const size_t sizes[] = {sizeof(cl_mem), sizeof n, sizeof(cl_mem)};
-    const void *values[] = {&in, &n, &out};
-    redscan_status st = rs_set_args(ctx, kernel, what, 3, sizes, values);
+    const size_t sizes[] = {sizeof(cl_mem), sizeof n, sizeof(cl_mem), sizeof out_off};
+    const void *values[] = {&in, &n, &out, &out_off};
+    redscan_status st = rs_set_args(ctx, kernel, what, 4, sizes, values);
     if (st != REDSCAN_OK) return st;
     return rs_ocl_launch(ctx, kernel, rs_ocl_groups_for(rs_ocl_of(ctx), rs_div_up(count, tile)), what);
 }
 
 /* The CPU shape of a pass (ocl_shape.c): the same partials from work-groups of one work-item, each over a
- * contiguous run of `per` tiles (kernel arguments in, count, out, per). */
+ * contiguous run of `per` tiles (kernel arguments in, count, out, per, out_off). */
 static redscan_status rs_reduce_pass_cpu(redscan_ctx *ctx, cl_kernel kernel, cl_mem in, uint64_t count, cl_mem out,
-                                         uint64_t tile, const char *what)
+                                         cl_ulong out_off, uint64_t tile, const char *what)
 {
     cl_ulong per = 0;
     const size_t items = rs_ocl_cpu_items(rs_ocl_of(ctx), rs_div_up(count, tile), &per);
     const cl_ulong n = count;
-    const size_t sizes[] = {sizeof(cl_mem), sizeof n, sizeof(cl_mem), sizeof per};
-    const void *values[] = {&in, &n, &out, &per};
-    redscan_status st = rs_set_args(ctx, kernel, what, 4, sizes, values);
+    const size_t sizes[] = {sizeof(cl_mem), sizeof n, sizeof(cl_mem), sizeof per, sizeof out_off};
+    const void *values[] = {&in, &n, &out, &per, &out_off};
+    redscan_status st = rs_set_args(ctx, kernel, what, 5, sizes, values);
     if (st != REDSCAN_OK) return st;
     return rs_ocl_launch_items(ctx, kernel, items, what);
 }
@@ -150,18 +151,6 @@ static void rs_reduce_sizes(const rs_reduce_algo_info *info, uint64_t n, size_t 
     const uint64_t n1 = rs_div_up(n, info->tile);
     bytes[0] = (size_t)n1 * tsize;
     bytes[1] = (size_t)rs_div_up(n1, info->tile) * tsize;
-}
-
-/* The last pass writes the caller's buffer when the result goes to its start; an element further in is written
- * by one small copy after it (a kernel writes from the start of a buffer, and a sub-buffer would need an aligned
- * origin). */
-static redscan_status rs_reduce_deliver(redscan_ctx *ctx, cl_mem from, cl_mem out, size_t out_offset, size_t tsize)
-{
-    rs_ocl *o = rs_ocl_of(ctx);
-    cl_int err = clEnqueueCopyBuffer(o->queue, from, out, 0, out_offset, tsize, 0, NULL, rs_ocl_time_event(o));
-    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueCopyBuffer (reduction result)");
-    rs_ocl_time_note(o);
-    return REDSCAN_OK;
 }
 
 redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t n, void *out,
@@ -185,7 +174,7 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
     if (st == REDSCAN_OK) st = rs_ocl_program_get(ctx, family, req->dtype, req->out_dtype, req->op, &program);
     if (st == REDSCAN_OK && info->subgroups) st = rs_reduce_subgroup_program(ctx, algo, program, name_in, name_t);
     if (st != REDSCAN_OK) return st;
-    redscan_status (*pass)(redscan_ctx *, cl_kernel, cl_mem, uint64_t, cl_mem, uint64_t, const char *) =
+    redscan_status (*pass)(redscan_ctx *, cl_kernel, cl_mem, uint64_t, cl_mem, cl_ulong, uint64_t, const char *) =
         cpu ? rs_reduce_pass_cpu : rs_reduce_pass;
     cl_kernel k_in = NULL, k_t = NULL;
     cl_mem part[2] = {NULL, NULL};
@@ -201,22 +190,18 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
     if (st != REDSCAN_OK) goto done;
 
     /* Pass 1 reads the input; every later pass reduces the partials of the pass before (ping-pong, part[cur] the
-     * latest). The pass that leaves one value writes it to the caller's buffer (or to scratch, then copied). */
-    const cl_mem result = (cl_mem)out;
-    const int direct = out_offset == 0;
+     * latest). The pass that leaves one value writes it to the caller's element (out_offset / tsize: the kernels
+     * take an element offset for their output, as their CUDA twins take a pointer). */
     uint64_t count = n;
     int cur = -1;
     while (st == REDSCAN_OK) {
         const uint64_t outs = rs_div_up(count, info->tile);
         const int last = outs == 1;
-        cl_mem dst = last && direct ? result : part[cur == 0 ? 1 : 0];
-        st = cur < 0 ? pass(ctx, k_in, (cl_mem)in, count, dst, info->tile, name_in)
-                     : pass(ctx, k_t, part[cur], count, dst, info->tile, name_t);
-        if (st != REDSCAN_OK) break;
-        if (last) {
-            if (!direct) st = rs_reduce_deliver(ctx, dst, result, out_offset, tsize);
-            break;
-        }
+        const cl_mem dst = last ? (cl_mem)out : part[cur == 0 ? 1 : 0];
+        const cl_ulong off = last ? (cl_ulong)(out_offset / tsize) : 0;
+        st = cur < 0 ? pass(ctx, k_in, (cl_mem)in, count, dst, off, info->tile, name_in)
+                     : pass(ctx, k_t, part[cur], count, dst, off, info->tile, name_t);
+        if (st != REDSCAN_OK || last) break;
         cur = cur == 0 ? 1 : 0;
         count = outs;
     }

@@ -5,8 +5,8 @@
  * then for (s = 128; s > 0; s >>= 1) l[t] = l[t] ⊕ l[t+s] (rs_tree_seq, reduce_common.clh). The seeds'
  * grid-stride loop would tie the order to the grid size; the fixed tile stride keeps it reproducible (G never
  * changes the result).
- *   reduce_coarsened_in(global const IN_T *in, ulong n, global T *partials)  first pass, IN_T -> T
- *   reduce_coarsened_t (global const T *in,    ulong n, global T *partials)  later passes */
+ *   reduce_coarsened_in(global const IN_T *in, ulong n, global T *partials, ulong out_off)  first pass, IN_T -> T
+ *   reduce_coarsened_t (global const T *in,    ulong n, global T *partials, ulong out_off)  later passes */
 #define RS_COARSE_V 4
 #define RS_COARSE_K 4
 #define RS_COARSE_TILE (RS_GROUP * RS_COARSE_V * RS_COARSE_K)
@@ -19,8 +19,9 @@
  * `full` depends on the tile only: uniform across the group. */
 #define RS_COARSENED_KERNEL(NAME, X)                                                             \
     kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void NAME(                      \
-        global const X *in, ulong n, global T *partials)                                         \
+        global const X *in, ulong n, global T *partials, ulong out_off)                          \
     {                                                                                            \
+        partials += out_off; /* the last pass writes the caller's element (an _async result) */ \
         local T l[RS_GROUP];                                                                     \
         const uint t = get_local_id(0);                                                          \
         const ulong ntiles = (n + RS_COARSE_TILE - 1) / RS_COARSE_TILE;                          \
@@ -61,8 +62,8 @@ RS_COARSENED_KERNEL(reduce_coarsened_t, T)
 #else
 
 /* ---- CPU shape (docs/ALGORITHMS.md, "CPU shape"): the same partials, bit for bit, for CPU devices ----
- *   reduce_coarsened_cpu_in(global const IN_T *in, ulong n, global T *partials, ulong per)
- *   reduce_coarsened_cpu_t (global const T *in,    ulong n, global T *partials, ulong per)
+ *   reduce_coarsened_cpu_in(global const IN_T *in, ulong n, global T *partials, ulong per, ulong out_off)
+ *   reduce_coarsened_cpu_t (global const T *in,    ulong n, global T *partials, ulong per, ulong out_off)
  * Work-groups of one work-item; work-item w reduces the contiguous tiles w*per .. min((w+1)*per, ntiles) - 1,
  * so a CPU thread streams through a long run of memory. Per tile it plays the whole group of the kernel above:
  * lane t's accumulator is slot t%16 of acc[t/16] (cpu_shape.clh); round k folds v = 0..3 into every lane, in that
@@ -85,8 +86,9 @@ static inline T rs_cpu_tree_seq(T16 *acc)
 
 #define RS_COARSENED_CPU_KERNEL(NAME, X, XU)                                                                        \
     kernel __attribute__((reqd_work_group_size(1, 1, 1))) void NAME(global const X *in, ulong n,                   \
-                                                                     global T *partials, ulong per)                \
+                                                                     global T *partials, ulong per, ulong out_off) \
     {                                                                                                              \
+        partials += out_off; /* the last pass writes the caller's element (an _async result) */                   \
         const ulong ntiles = (n + RS_COARSE_TILE - 1) / RS_COARSE_TILE;                                            \
         const ulong first = get_global_id(0) * per;                                                                \
         const ulong end = first + per < ntiles ? first + per : ntiles;                                             \

@@ -9,8 +9,8 @@
  * so the implementation-defined mapping of work-items to sub-groups does not matter.
  * Needs sub-groups of exactly 32 (checked by the host) and cl_khr_subgroups + cl_khr_subgroup_shuffle_relative;
  * compiled only in the sub-group program (RS_HAVE_SUBGROUP_REDUCE, reduce_common.clh).
- *   reduce_shuffle_in(global const IN_T *in, ulong n, global T *partials)  first pass, converts IN_T -> T
- *   reduce_shuffle_t (global const T *in,    ulong n, global T *partials)  later passes over the partials */
+ *   reduce_shuffle_in(global const IN_T *in, ulong n, global T *partials, ulong out_off)  first pass, converts IN_T -> T
+ *   reduce_shuffle_t (global const T *in,    ulong n, global T *partials, ulong out_off)  later passes over the partials */
 #ifdef RS_HAVE_SUBGROUP_REDUCE
 
 static inline void rs_shuffle_tail(local T *l, uint t, global T *out)

@@ -8,8 +8,8 @@
  * after a barrier (the one tree places before s = 32): the combinations are the tree's whatever the mapping.
  * Needs sub-groups of exactly 32 (checked by the host) and cl_khr_subgroups + cl_khr_subgroup_shuffle_relative;
  * compiled only in the sub-group program (RS_HAVE_SUBGROUP_REDUCE, reduce_common.clh).
- *   reduce_warp_sync_in(global const IN_T *in, ulong n, global T *partials)  first pass, converts IN_T -> T
- *   reduce_warp_sync_t (global const T *in,    ulong n, global T *partials)  later passes over the partials */
+ *   reduce_warp_sync_in(global const IN_T *in, ulong n, global T *partials, ulong out_off)  first pass, converts IN_T -> T
+ *   reduce_warp_sync_t (global const T *in,    ulong n, global T *partials, ulong out_off)  later passes over the partials */
 #ifdef RS_HAVE_SUBGROUP_REDUCE
 
 static inline void rs_warp_sync_tail(local T *l, uint t, global T *out)

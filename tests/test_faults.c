@@ -675,16 +675,15 @@ static int walk_warm(const op *o, long counts[REDSCAN_FAULT_KINDS], int profilin
 }
 
 /* Whether `kind` must have points in o (the hooks are wired where they should be). */
-/* The _async forms read nothing back. A reduction into element 3 copies its result there on OpenCL (its kernels
- * write from a buffer's start; CUDA's last pass writes the element itself); n = 0 is one fill or copy (CUDA copies
- * from the pinned table it allocates in a new context); a single_pass scan fills its flags. */
+/* The _async forms read nothing back: a reduction's last pass writes element 3 itself; n = 0 is one fill or copy
+ * (CUDA copies from the pinned table it allocates in a new context); a single_pass scan fills its flags. */
 static int expects_async_points(const op *o, redscan_fault_kind kind)
 {
     const int empty = o->run == run_reduce_async && o->exclusive;
     switch (kind) {
     case REDSCAN_FAULT_ALLOC: return !empty || !g_opencl;
     case REDSCAN_FAULT_TRANSFER:
-        return (o->run == run_reduce_async && (empty || g_opencl)) ||
+        return (o->run == run_reduce_async && empty) ||
                (o->run == run_scan_async && o->grid == REDSCAN_GRID_SINGLE_PASS);
     case REDSCAN_FAULT_BUILD: return g_opencl && !empty;
     default: return !empty;
