@@ -62,8 +62,10 @@ redscan_status rs_cuda_store_empty(redscan_ctx *ctx, redscan_op op, redscan_dtyp
 
 redscan_status rs_cuda_result_slots(redscan_ctx *ctx, void **values, void **indices)
 {
-    RS_CUDA_TRY(rs_cuda_use(ctx));
-    RS_CUDA_TRY(rs_cuda_result_area(ctx));
+    if (!rs_cuda_of(ctx)->result_host) { /* the allocation needs the device; later calls only hand out addresses */
+        RS_CUDA_TRY(rs_cuda_use(ctx));
+        RS_CUDA_TRY(rs_cuda_result_area(ctx));
+    }
     rs_cuda *c = rs_cuda_of(ctx);
     *values = c->result_dev;
     if (indices) *indices = (char *)c->result_dev + RS_CUDA_RESULT_HALF;
@@ -73,7 +75,7 @@ redscan_status rs_cuda_result_slots(redscan_ctx *ctx, void **values, void **indi
 redscan_status rs_cuda_result_take(redscan_ctx *ctx, void *values, size_t value_bytes, void *indices,
                                    size_t index_bytes, const char *what)
 {
-    RS_CUDA_TRY(rs_cuda_use(ctx));
+    /* Called right after the operation, which made the device current: a stream wait needs nothing more. */
     RS_CUDA_TRY(rs_cuda_sync(ctx, what));
     const rs_cuda *c = rs_cuda_of(ctx);
     memcpy(values, c->result_host, value_bytes);
