@@ -7,7 +7,8 @@
  *
  *   hierarchical:      scan_sections (in -> L in out, S -> level 0)   totals scan   scan_add_carry(out, P)
  *   reduce-then-scan:  tile_reduce (S -> level 0)                      totals scan   scan_tile_seeded
- *                      (totals that fit one section: tile_reduce's last block scans them; two launches)
+ *                      (totals that fit one section: tile_reduce's last block scans them; two launches. The
+ *                      OpenCL twin launches the totals scan: OpenCL 1.2 orders nothing between work-groups)
  *   totals scan of level k (exclusive, in place, seeded with init, same block algorithm B, on T):
  *     fits one section: one scan_sections launch with the seed;
  *     else: scan_sections (S_k -> level k+1), totals scan of level k+1, scan_add_carry(S_k, P_{k+1}).

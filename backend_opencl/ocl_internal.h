@@ -101,7 +101,6 @@ typedef struct {
      * replaced); queue_profiling = that queue was made with CL_QUEUE_PROFILING_ENABLE. */
     int attached, queue_profiling;
     cl_mem result[2]; /* the blocking calls' result area (values, indices), made on first use */
-    cl_mem ticket;    /* rs_ocl_ticket: one zeroed word, made on first use */
     cl_event time_first, time_last, time_new;
 } rs_ocl;
 
@@ -212,10 +211,7 @@ redscan_status rs_ocl_buffer_read(redscan_ctx *ctx, void *handle, size_t offset,
  * 30x slower (top-k, k = 256) at n = 2^28 on an H100. */
 #define RS_OCL_SPLIT_MAX 8
 redscan_status rs_ocl_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, cl_mem *parts);
-/* The context's ticket word (zeroed): the reduce-then-scan kernel's groups count themselves on it to find the last
- * one, which sets it back to zero. Made on first use (by reserve, or the first scan that needs it). */
-redscan_status rs_ocl_ticket(redscan_ctx *ctx, cl_mem *word);
-/* Release the scratch buffer, the slots, the result area and the ticket word (shutdown). */
+/* Release the scratch buffer, the slots and the result area (shutdown). */
 void rs_ocl_scratch_release(rs_ocl *o);
 
 /* The backend state as ocl_backend.c allocates it: rs_ocl first, then what the additions need. Every

@@ -70,52 +70,48 @@ redscan_status rs_ocl_temp(redscan_ctx *ctx, size_t bytes, cl_mem *mem)
     return rs_ocl_alloc(ctx, bytes, "temporary buffer", mem);
 }
 
-/* Grow-only: partial results of every call fit in what earlier calls needed most of the time, so steady
- * use allocates nothing. Growth at least doubles (capped at the device limit) to keep reallocations few. */
-redscan_status rs_ocl_scratch(redscan_ctx *ctx, size_t bytes, cl_mem *mem)
+/* A grow-only buffer (*mem of *held bytes) made to hold at least `bytes`: partial results of every call fit in what
+ * earlier calls needed most of the time, so steady use allocates nothing. Growth at least doubles (capped at the
+ * device limit) to keep reallocations few; when the doubling does not fit, exactly what is needed is asked.
+ * The new buffer is made before the old one is released, unless only that makes room: a checker that reuses the
+ * released memory at once for the larger buffer (Oclgrind 21.10) took the new bytes past the old size as never
+ * written, although every kernel wrote them (docs/RELIABILITY.md, "Kernel checkers"). OpenCL keeps a released
+ * buffer alive until launches already queued on it are done. */
+static redscan_status rs_ocl_grow(redscan_ctx *ctx, cl_mem *mem, size_t *held, size_t bytes)
 {
-    rs_ocl *o = rs_ocl_of(ctx);
-    if (o->scratch && o->scratch_bytes >= bytes) {
-        *mem = o->scratch;
-        return REDSCAN_OK;
-    }
     size_t want = bytes;
-    if (o->scratch_bytes <= ((size_t)-1) / 2 && want < 2 * o->scratch_bytes) want = 2 * o->scratch_bytes;
-    if ((cl_ulong)want > o->max_alloc) want = bytes;
-    /* Release first: the old scratch and the new one need not fit at the same time. */
-    if (o->scratch) clReleaseMemObject(o->scratch);
-    o->scratch = NULL;
-    o->scratch_bytes = 0;
+    if (*held <= ((size_t)-1) / 2 && want < 2 * *held) want = 2 * *held;
+    if ((cl_ulong)want > rs_ocl_of(ctx)->max_alloc) want = bytes;
     cl_mem m = NULL;
     redscan_status st = rs_ocl_alloc(ctx, want, "scratch buffer", &m);
-    if (st != REDSCAN_OK && want > bytes) {
-        want = bytes; /* the doubling asked too much; exactly what is needed may still fit */
-        st = rs_ocl_alloc(ctx, want, "scratch buffer", &m);
+    if (st != REDSCAN_OK && want > bytes) st = rs_ocl_alloc(ctx, want = bytes, "scratch buffer", &m);
+    if (st != REDSCAN_OK && *mem) {
+        /* The old buffer and the new one need not fit at the same time. */
+        clReleaseMemObject(*mem);
+        *mem = NULL;
+        *held = 0;
+        st = rs_ocl_alloc(ctx, want = bytes, "scratch buffer", &m);
     }
     if (st != REDSCAN_OK) return st;
-    o->scratch = m;
-    o->scratch_bytes = want;
+    if (*mem) clReleaseMemObject(*mem);
     *mem = m;
+    *held = want;
     return REDSCAN_OK;
 }
 
-/* Slot i grows like the scratch (at least doubling, capped at the device limit); the old buffer is released
- * first, and OpenCL keeps it alive until launches already queued on it are done. */
+redscan_status rs_ocl_scratch(redscan_ctx *ctx, size_t bytes, cl_mem *mem)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    if (!o->scratch || o->scratch_bytes < bytes) RS_OCL_TRY(rs_ocl_grow(ctx, &o->scratch, &o->scratch_bytes, bytes));
+    *mem = o->scratch;
+    return REDSCAN_OK;
+}
+
+/* Slot i grows like the scratch. */
 static redscan_status rs_ocl_slot(redscan_ctx *ctx, size_t i, size_t bytes, cl_mem *mem)
 {
     rs_ocl_full *f = rs_ocl_full_of(rs_ocl_of(ctx));
-    if (!f->slot[i] || f->slot_bytes[i] < bytes) {
-        size_t want = bytes;
-        if (f->slot_bytes[i] <= ((size_t)-1) / 2 && want < 2 * f->slot_bytes[i]) want = 2 * f->slot_bytes[i];
-        if ((cl_ulong)want > f->base.max_alloc) want = bytes;
-        if (f->slot[i]) clReleaseMemObject(f->slot[i]);
-        f->slot[i] = NULL;
-        f->slot_bytes[i] = 0;
-        redscan_status st = rs_ocl_alloc(ctx, want, "scratch buffer", &f->slot[i]);
-        if (st != REDSCAN_OK && want > bytes) st = rs_ocl_alloc(ctx, want = bytes, "scratch buffer", &f->slot[i]);
-        if (st != REDSCAN_OK) return st;
-        f->slot_bytes[i] = want;
-    }
+    if (!f->slot[i] || f->slot_bytes[i] < bytes) RS_OCL_TRY(rs_ocl_grow(ctx, &f->slot[i], &f->slot_bytes[i], bytes));
     cl_int err = clRetainMemObject(f->slot[i]);
     if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clRetainMemObject (scratch)");
     *mem = f->slot[i];
@@ -157,26 +153,6 @@ void rs_ocl_scratch_release(rs_ocl *o)
         if (o->result[i]) clReleaseMemObject(o->result[i]);
         o->result[i] = NULL;
     }
-    if (o->ticket) clReleaseMemObject(o->ticket);
-    o->ticket = NULL;
-}
-
-redscan_status rs_ocl_ticket(redscan_ctx *ctx, cl_mem *word)
-{
-    rs_ocl *o = rs_ocl_of(ctx);
-    if (!o->ticket) {
-        /* Zeroed by its creation (a copy of the host's zero, no command); every kernel that takes tickets from
-         * it leaves it zeroed. */
-        cl_uint zero = 0;
-        cl_int err;
-        cl_mem m = clCreateBuffer(o->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero, &err);
-        if (err != CL_SUCCESS)
-            return rs_set_error(ctx, rs_ocl_status(err), "scan ticket word: clCreateBuffer: %s (%d)",
-                                rs_ocl_error_name(err), (int)err);
-        o->ticket = m;
-    }
-    *word = o->ticket;
-    return REDSCAN_OK;
 }
 
 /* ---- stream-ordered operation ---- */
@@ -194,8 +170,6 @@ redscan_status rs_ocl_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, s
     size_t need[RS_OCL_SPLIT_MAX] = {0};
     rs_ocl_select_reserve(o, dtype, n, k_max, need);
     rs_ocl_scan_reserve(dtype, n, need);
-    cl_mem ticket = NULL;
-    RS_OCL_TRY(rs_ocl_ticket(ctx, &ticket));
     if (rs_widening_of(dtype)) rs_ocl_scan_reserve(rs_widening_of(dtype), n, need);
     for (size_t i = 0; i < RS_OCL_SPLIT_MAX; i++) {
         if (!need[i]) continue;

@@ -6,7 +6,6 @@
  *
  *   hierarchical:      scan_sections_in_B (L -> out, S -> level 0)   totals scan   scan_add_carry(out, P)
  *   reduce-then-scan:  tile_reduce_in_B (S -> level 0)               totals scan   scan_tile_seeded_in_B
- *                      (totals that fit one section: tile_reduce's last group scans them; two launches)
  *   totals scan of level k (exclusive, in place, seeded with init, same block algorithm B, on T):
  *     fits one section: one scan_sections_t_B launch with the seed;
  *     else: scan_sections_t_B (S_k -> level k+1), totals scan of level k+1, scan_add_carry(S_k, P_{k+1}).
@@ -257,22 +256,13 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
         const cl_ulong n_arg = n;
         const cl_int excl_arg = req->exclusive;
         const size_t groups = rs_ocl_groups_for(o, rs_div_up(n, r.blk->section));
-        /* Totals that fit one section are scanned by tile_reduce's last group (the same computation as the
-         * one-section totals scan: one launch fewer, which is most of a call's time at small n). */
-        cl_mem ticket = NULL;
-        cl_int fused = 0;
         st = rs_scan_levels(&r, n);
-        if (st == REDSCAN_OK) st = rs_ocl_ticket(ctx, &ticket);
-        if (st == REDSCAN_OK) fused = r.nlevels == 1;
         if (st == REDSCAN_OK) st = rs_scan_kernel(&r, "tile_reduce_in_", r.blk->sfx, &k_in);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 0, sizeof(cl_mem), &in_mem);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 1, sizeof(cl_mem), &r.level[0]);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 2, sizeof n_arg, &n_arg);
-        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 3, r.tsize, req->init.bytes);
-        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 4, sizeof(cl_mem), &ticket);
-        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 5, sizeof fused, &fused);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, groups, "scan tile reduce");
-        if (st == REDSCAN_OK && !fused) st = rs_scan_totals(&r, 0);
+        if (st == REDSCAN_OK) st = rs_scan_totals(&r, 0);
         if (st == REDSCAN_OK) st = rs_scan_kernel(&r, "scan_tile_seeded_in_", r.blk->sfx, &k_last);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 0, sizeof(cl_mem), &in_mem);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 1, sizeof(cl_mem), &out_mem);

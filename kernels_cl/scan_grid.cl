@@ -9,12 +9,10 @@
  *       scan's last element). seeded = 1 (the one-section case): out = seed (+) L, totals is not touched.
  *       _in reads the input type (level 0, converting IN_T -> T); _t reads T (the levels of section totals,
  *       scanned in place with in == out).
- *   tile_reduce_in_B(const IN_T *in, T *totals, ulong n, T seed, uint *done, int scan_totals)
+ *   tile_reduce_in_B(const IN_T *in, T *totals, ulong n)
  *       totals[j] = the total of section j, the same expression (so the same bits) as the block scan's last
  *       element: each work-item folds its SECTION/256 contiguous values left to right, then the balanced
- *       pairwise tree over the 256 work-item values. scan_totals = 1 (the totals fit one section): the group that
- *       finishes last (a ticket from *done, which it sets back to 0) then scans them in place, exclusive and
- *       seeded, as scan_sections would: reduce-then-scan in two launches instead of three.
+ *       pairwise tree over the 256 work-item values.
  *   scan_tile_seeded_in_B(const IN_T *in, T *out, const T *carry, ulong n, int exclusive)
  *       Block-scans every section again and writes out = carry[j] (+) L (reduce-then-scan, last kernel).
  *
@@ -62,13 +60,10 @@
     RS_SCAN_SECTIONS_KERNEL(B, in, IN_T, SECTION, AUX)                                                               \
     RS_SCAN_SECTIONS_T_KERNEL(B, SECTION, AUX)                                                                       \
                                                                                                                      \
-    __kernel void tile_reduce_in_##B(__global const IN_T *in, __global T *totals, ulong n, T seed,                   \
-                                     __global uint *done, int scan_totals)                                           \
+    __kernel void tile_reduce_in_##B(__global const IN_T *in, __global T *totals, ulong n)                           \
     {                                                                                                                \
         __local T s[SECTION] __attribute__((aligned(16)));                                                           \
         __local T r[RS_GROUP];                                                                                       \
-        __local T aux[AUX];                                                                                          \
-        __local uint last[1];                                                                                        \
         const uint t = (uint)get_local_id(0);                                                                        \
         const uint items = (SECTION) / RS_GROUP;                                                                     \
         const ulong nsec = (n + (SECTION - 1)) / SECTION;                                                            \
@@ -81,24 +76,6 @@
             const T total = rs_scan_tree_total(r);                                                                   \
             if (t == 0) totals[sec] = total;                                                                         \
             barrier(CLK_LOCAL_MEM_FENCE); /* s and r are refilled for the next section */                            \
-        }                                                                                                            \
-        /* The loops below run once or not at all (uniform: a kernel argument, then a local flag): loops around     \
-         * barriers, not ifs (scan_single_pass.cl says why). The group that finishes last scans the totals in place, \
-         * the computation of scan_sections' one-section launch, so the same bits with one launch fewer. */         \
-        for (int fused = scan_totals; fused; fused = 0) {                                                            \
-            if (t == 0) {                                                                                            \
-                mem_fence(CLK_GLOBAL_MEM_FENCE); /* this group's totals before its ticket */                       \
-                last[0] = atomic_inc(done) == (uint)get_num_groups(0) - 1;                                           \
-            }                                                                                                        \
-            barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
-            for (uint once = last[0]; once; once = 0) {                                                              \
-                mem_fence(CLK_GLOBAL_MEM_FENCE);                                                                     \
-                __global volatile const T *vt = totals; /* written by the other groups: never a stale copy */       \
-                for (uint k = t; k < (SECTION); k += RS_GROUP) s[k] = k < nsec ? vt[k] : IDENTITY;                   \
-                rs_block_scan_##B(s, aux);                                                                           \
-                rs_scan_store(totals, s, 0, nsec, SECTION, 1, seed, 1);                                              \
-                if (t == 0) atomic_xchg(done, 0u); /* ready for the next launch on the queue */                     \
-            }                                                                                                        \
         }                                                                                                            \
     }                                                                                                                \
                                                                                                                      \

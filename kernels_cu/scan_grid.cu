@@ -14,7 +14,10 @@
  *       element: each thread folds its SECTION/256 contiguous values left to right, then the balanced
  *       pairwise tree over the 256 thread values. scan_totals = 1 (the totals fit one section): the block that
  *       finishes last (a ticket from *done, which it sets back to 0) then scans them in place, exclusive and
- *       seeded, as scan_sections would: reduce-then-scan in two launches instead of three.
+ *       seeded, as scan_sections would: reduce-then-scan in two launches instead of three. CUDA only: the
+ *       pattern (a fence, then an atomic ticket; the last block reads what the others wrote) is defined by CUDA's
+ *       memory model, while OpenCL 1.2 orders nothing between work-groups outside atomics (Oclgrind reports it as a
+ *       race), so the OpenCL twin keeps the one-section scan_sections launch. Same bits either way.
  *   scan_tile_seeded<B, IN_T, T, Op>(const IN_T *in, T *out, const T *carry, n, exclusive)
  *       Block-scans every section again and writes out = carry[j] (+) L (reduce-then-scan, last kernel).
  *
