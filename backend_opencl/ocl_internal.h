@@ -91,8 +91,6 @@ typedef struct {
     char subgroup_std[8];              /* -cl-std of the sub-group program: "CL3.0", "CL2.0" or "" (none) */
     rs_ocl_sub_group_info_fn sub_group_info; /* NULL when the platform does not provide it */
     rs_ocl_program *programs; /* cache: built once per context */
-    cl_mem scratch;         /* grow-only scratch, released at shutdown */
-    size_t scratch_bytes;
     /* ocl_timing.c: profiling = timing is on (on our own queue: the queue has CL_QUEUE_PROFILING_ENABLE);
      * timing = an operation is being timed, so every enqueue asks for an event (rs_ocl_time_event) and the first
      * and the latest are kept. */
@@ -140,9 +138,6 @@ redscan_status rs_ocl_launch(redscan_ctx *ctx, cl_kernel kernel, size_t groups, 
 /* Groups to launch for `tiles` tiles: at most tiles, capped to keep the grid modest. Never affects results. */
 size_t rs_ocl_groups_for(const rs_ocl *o, uint64_t tiles);
 
-/* ocl_memory.c: scratch of at least `bytes`, reused across calls (grow-only). */
-redscan_status rs_ocl_scratch(redscan_ctx *ctx, size_t bytes, cl_mem *mem);
-redscan_status rs_ocl_temp(redscan_ctx *ctx, size_t bytes, cl_mem *mem); /* caller releases */
 
 /* Entry points placed in the rs_backend_ops table (signatures as in api/src/backend.h). They enqueue and return;
  * the only host waits are the blocking transfers and synchronize. */
@@ -204,14 +199,14 @@ void rs_ocl_buffer_destroy(redscan_ctx *ctx, void *handle);
 redscan_status rs_ocl_buffer_write(redscan_ctx *ctx, void *handle, size_t offset, const void *src, size_t bytes);
 redscan_status rs_ocl_buffer_read(redscan_ctx *ctx, void *handle, size_t offset, void *dst, size_t bytes);
 /* `count` (<= RS_OCL_SPLIT_MAX) distinct scratch buffers of at least bytes[i] each, e.g. the ping-pong
- * partial arrays of a multi-pass reduction: part i is the context's grow-only scratch slot i (separate from
- * o->scratch), retained for the caller, who releases the parts when the call is done (on failure every part is
+ * partial arrays of a multi-pass reduction: part i is the context's grow-only scratch slot i (no slot is
+ * any other), retained for the caller, who releases the parts when the call is done (on failure every part is
  * NULL: nothing to release). Separate buffers, not
  * sub-buffers of one: on NVIDIA's OpenCL, launches on sub-buffers measured up to 1.7x slower (reduce) and
  * 30x slower (top-k, k = 256) at n = 2^28 on an H100. */
 #define RS_OCL_SPLIT_MAX 8
 redscan_status rs_ocl_scratch_split(redscan_ctx *ctx, size_t count, const size_t *bytes, cl_mem *parts);
-/* Release the scratch buffer, the slots and the result area (shutdown). */
+/* Release the scratch slots and the result area (shutdown). */
 void rs_ocl_scratch_release(rs_ocl *o);
 
 /* The backend state as ocl_backend.c allocates it: rs_ocl first, then what the additions need. Every

@@ -65,11 +65,6 @@ redscan_status rs_ocl_buffer_read(redscan_ctx *ctx, void *handle, size_t offset,
     return REDSCAN_OK;
 }
 
-redscan_status rs_ocl_temp(redscan_ctx *ctx, size_t bytes, cl_mem *mem)
-{
-    return rs_ocl_alloc(ctx, bytes, "temporary buffer", mem);
-}
-
 /* A grow-only buffer (*mem of *held bytes) made to hold at least `bytes`: partial results of every call fit in what
  * earlier calls needed most of the time, so steady use allocates nothing. Growth at least doubles (capped at the
  * device limit) to keep reallocations few; when the doubling does not fit, exactly what is needed is asked.
@@ -99,15 +94,7 @@ static redscan_status rs_ocl_grow(redscan_ctx *ctx, cl_mem *mem, size_t *held, s
     return REDSCAN_OK;
 }
 
-redscan_status rs_ocl_scratch(redscan_ctx *ctx, size_t bytes, cl_mem *mem)
-{
-    rs_ocl *o = rs_ocl_of(ctx);
-    if (!o->scratch || o->scratch_bytes < bytes) RS_OCL_TRY(rs_ocl_grow(ctx, &o->scratch, &o->scratch_bytes, bytes));
-    *mem = o->scratch;
-    return REDSCAN_OK;
-}
-
-/* Slot i grows like the scratch. */
+/* Slot i: grow-only (rs_ocl_grow). */
 static redscan_status rs_ocl_slot(redscan_ctx *ctx, size_t i, size_t bytes, cl_mem *mem)
 {
     rs_ocl_full *f = rs_ocl_full_of(rs_ocl_of(ctx));
@@ -146,9 +133,6 @@ void rs_ocl_scratch_release(rs_ocl *o)
         f->slot[i] = NULL;
         f->slot_bytes[i] = 0;
     }
-    if (o->scratch) clReleaseMemObject(o->scratch);
-    o->scratch = NULL;
-    o->scratch_bytes = 0;
     for (int i = 0; i < 2; i++) {
         if (o->result[i]) clReleaseMemObject(o->result[i]);
         o->result[i] = NULL;
