@@ -4,12 +4,14 @@
 
 #include "cuda_internal.h"
 
-static redscan_status rs_cuda_init(redscan_ctx *ctx)
+/* Both creations: the device from REDSCAN_CUDA_DEVICE and a stream of our own (attach = 0), or the caller's
+ * stream on `device`. */
+static redscan_status rs_cuda_start(redscan_ctx *ctx, int attach, int device, cudaStream_t stream)
 {
     ctx->impl = NULL;
     rs_cuda *c = calloc(1, sizeof *c);
     if (!c) return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "out of host memory creating the CUDA context");
-    redscan_status st = rs_cuda_open(ctx, c);
+    redscan_status st = attach ? rs_cuda_attach(ctx, c, device, stream) : rs_cuda_open(ctx, c);
     if (st != REDSCAN_OK) {
         rs_cuda_close(c);
         free(c);
@@ -19,19 +21,11 @@ static redscan_status rs_cuda_init(redscan_ctx *ctx)
     return REDSCAN_OK;
 }
 
+static redscan_status rs_cuda_init(redscan_ctx *ctx) { return rs_cuda_start(ctx, 0, 0, NULL); }
+
 static redscan_status rs_cuda_init_attached(redscan_ctx *ctx, void *native, int device)
 {
-    ctx->impl = NULL;
-    rs_cuda *c = calloc(1, sizeof *c);
-    if (!c) return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "out of host memory creating the CUDA context");
-    redscan_status st = rs_cuda_attach(ctx, c, device, (cudaStream_t)native);
-    if (st != REDSCAN_OK) {
-        rs_cuda_close(c);
-        free(c);
-        return st;
-    }
-    ctx->impl = c;
-    return REDSCAN_OK;
+    return rs_cuda_start(ctx, 1, device, (cudaStream_t)native);
 }
 
 static void rs_cuda_shutdown(redscan_ctx *ctx)
