@@ -32,15 +32,20 @@ static void rs_cuda_shutdown(redscan_ctx *ctx)
 {
     rs_cuda *c = rs_cuda_of(ctx);
     if (!c) return;
+    /* A context on the caller's stream leaves the caller's current device as it found it, here as at creation. */
+    int current = -1;
+    const int restore = !c->own_stream && cudaGetDevice(&current) == cudaSuccess && current != c->device;
     if (cudaSetDevice(c->device) == cudaSuccess) {
-        /* Wait for queued work before anything it uses goes away (on the caller's stream too: its later work is
-         * none of ours, but our kernels still read the scratch). */
-        if (c->stream) (void)cudaStreamSynchronize(c->stream);
+        /* Wait for queued work before anything it uses goes away (on the caller's stream too, NULL being the legacy
+         * default stream: its later work is none of ours, but our kernels still read the scratch). */
+        (void)cudaStreamSynchronize(c->stream);
         rs_cuda_scratch_release(c);
         rs_cuda_result_release(c);
         rs_cuda_timing_release(c);
     }
     rs_cuda_close(c);
+    if (restore) (void)cudaSetDevice(current);
+    (void)cudaGetLastError();
     free(c);
     ctx->impl = NULL;
 }
