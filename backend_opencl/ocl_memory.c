@@ -175,23 +175,13 @@ redscan_status rs_ocl_result_slots(redscan_ctx *ctx, void **values, void **indic
     return REDSCAN_OK;
 }
 
-/* One wait: the values are read without blocking when the indices follow, and the blocking read of the last part
- * waits for the in-order queue, so for the operation that wrote the area and for the first read (two blocking
- * reads cost argmax twice the wait on NVIDIA's OpenCL). */
+/* Blocking reads: each waits for the in-order queue, so for the operation that wrote the area. */
 redscan_status rs_ocl_result_take(redscan_ctx *ctx, void *values, size_t value_bytes, void *indices,
                                   size_t index_bytes, const char *what)
 {
     (void)what;
     rs_ocl *o = rs_ocl_of(ctx);
-    if (!indices || index_bytes == 0) return rs_ocl_buffer_read(ctx, o->result[0], 0, values, value_bytes);
-    cl_int err = clEnqueueReadBuffer(o->queue, o->result[0], CL_FALSE, 0, value_bytes, values, 0, NULL,
-                                     rs_ocl_time_event(o));
-    if (err != CL_SUCCESS) {
-        clFinish(o->queue); /* nothing may still write the caller's memory after a failed call */
-        return rs_ocl_fail(ctx, err, "clEnqueueReadBuffer");
-    }
-    rs_ocl_time_note(o);
-    redscan_status st = rs_ocl_buffer_read(ctx, o->result[1], 0, indices, index_bytes);
-    if (st != REDSCAN_OK) clFinish(o->queue); /* the first read must not outlive the call */
-    return st;
+    RS_OCL_TRY(rs_ocl_buffer_read(ctx, o->result[0], 0, values, value_bytes));
+    if (indices) RS_OCL_TRY(rs_ocl_buffer_read(ctx, o->result[1], 0, indices, index_bytes));
+    return REDSCAN_OK;
 }
