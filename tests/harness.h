@@ -10,7 +10,8 @@
  * Environment knobs (all optional):
  *   REDSCAN_TEST_SEED=<n>      base seed (default fixed); every case derives its own seed from it and
  *                              prints it on failure
- *   REDSCAN_TEST_FILTER=<s>    run only the cases whose description contains s (e.g. "float32 sum tree n=1025")
+ *   REDSCAN_TEST_FILTER=<s>    run only the cases whose description contains s (e.g. "float32 sum tree n=1025");
+ *                              alternatives separated by '|' ("scan kogge_stone/|scan brent_kung/")
  *   REDSCAN_TEST_LEVEL=<0|1|2> 0 quick, 1 default, 2 thorough (more sizes in the rotating subsets)
  *   REDSCAN_TEST_EXACT_ORDER=0 skip the bit-for-bit comparison with the documented order of combination
  *                              (the error bounds are still checked)

@@ -11,7 +11,10 @@
  *     and a widening, and one size with two levels of section totals;
  *   argmin / argmax of every dtype; top-k for k = 1, 2, 5, 8, 20 (each first-pass kernel), both directions.
  * Run it once more with REDSCAN_OPENCL_SHAPE=gpu on a CPU device to reach the GPU-shaped kernels (AUTO there uses
- * the CPU-shaped ones). Algorithms the device cannot run (REDSCAN_ERR_UNSUPPORTED) are listed, not failed. */
+ * the CPU-shaped ones). Algorithms the device cannot run (REDSCAN_ERR_UNSUPPORTED) are listed, not failed.
+ *
+ *   kernel_check [reduce|scan|single_pass|select]    one family only (scan: the hierarchical and reduce_then_scan
+ *                                                    grids; single_pass: that grid); no argument: all of them */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,9 @@ static long g_unsupported;
  * may be released and made again during the run. */
 #define MAX_N 70000
 static redscan_buffer *g_in, *g_out, *g_res;
+static const char *g_family; /* NULL: every family */
+
+static int wanted(const char *family) { return !g_family || !strcmp(g_family, family); }
 
 static redscan_buffer *input(const void *x, size_t bytes)
 {
@@ -137,6 +143,7 @@ static void scans(void)
     static const size_t sizes[] = {200, 5000};
     for (int b = REDSCAN_BLOCK_KOGGE_STONE; b <= REDSCAN_BLOCK_COARSENED; b++)
         for (int g = REDSCAN_GRID_HIERARCHICAL; g <= REDSCAN_GRID_SINGLE_PASS; g++) {
+            if (!wanted(g == REDSCAN_GRID_SINGLE_PASS ? "single_pass" : "scan")) continue;
             for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
                 for (int excl = 0; excl < 2; excl++)
                     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
@@ -180,8 +187,21 @@ static void selections(void)
         }
 }
 
-int main(void)
+/* argv[1], optional: one family of cases (the others are not run), so that a checker can run the families in
+ * separate processes, in parallel (scripts/oclgrind.sh says why it must). */
+static const char *const g_families[] = {"reduce", "scan", "single_pass", "select"};
+
+int main(int argc, char **argv)
 {
+    const char *family = argc > 1 ? argv[1] : NULL;
+    int known = !family;
+    for (size_t f = 0; f < sizeof g_families / sizeof g_families[0]; f++)
+        known |= family && !strcmp(family, g_families[f]);
+    if (argc > 2 || !known) {
+        fprintf(stderr, "usage: %s [reduce|scan|single_pass|select]   (no argument: all of them)\n", argv[0]);
+        return 2;
+    }
+    g_family = family;
     h_open("kernel_check");
     g_in = h_buffer(MAX_N * 8);
     g_out = h_buffer(MAX_N * 8);
@@ -190,13 +210,13 @@ int main(void)
     for (size_t d = 0; d < NDTYPES; d++)
         CHECK_OK(redscan_reserve_topk(h_ctx, g_dtypes[d], MAX_N, 20), "redscan_reserve_topk");
     const double t0 = h_now();
-    reductions();
+    if (wanted("reduce")) reductions();
     const double t1 = h_now();
-    scans();
+    if (wanted("scan") || wanted("single_pass")) scans();
     const double t2 = h_now();
-    selections();
-    printf("kernel_check: reductions %.1f s, scans %.1f s, argmin/argmax/top-k %.1f s; %ld cases unsupported here\n",
-           t1 - t0, t2 - t1, h_now() - t2, g_unsupported);
+    if (wanted("select")) selections();
+    printf("kernel_check%s%s: reductions %.1f s, scans %.1f s, argmin/argmax/top-k %.1f s; %ld cases unsupported here\n",
+           family ? " " : "", family ? family : "", t1 - t0, t2 - t1, h_now() - t2, g_unsupported);
     redscan_buffer_destroy(h_ctx, g_in);
     redscan_buffer_destroy(h_ctx, g_out);
     redscan_buffer_destroy(h_ctx, g_res);
