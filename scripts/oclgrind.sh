@@ -37,7 +37,8 @@ job() {
     [ "$shape" = gpu ] && checks="--data-races --uninitialized --check-api"
     local base=$logs/$shape-$family t0=$SECONDS rc reports=0
     # shellcheck disable=SC2086 # $checks is a list of options
-    REDSCAN_BACKEND=opencl REDSCAN_CACHE=0 REDSCAN_OPENCL_SHAPE=$shape \
+    # One Oclgrind worker thread per job: the jobs already run one per core.
+    OCLGRIND_NUM_THREADS=${OCLGRIND_NUM_THREADS:-1} REDSCAN_BACKEND=opencl REDSCAN_CACHE=0 REDSCAN_OPENCL_SHAPE=$shape \
         oclgrind $checks --log "$base.report" "$drv" "$family" >"$base.log" 2>&1
     rc=$?
     [ -s "$base.report" ] && reports=$(grep -c 'Kernel:' "$base.report")
