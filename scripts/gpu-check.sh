@@ -7,11 +7,13 @@
 #
 #   scripts/gpu-check.sh [--quick] [steps...]
 #     --quick: only memcheck among the sanitizers, and no benchmark (neither bench nor async)
-#     steps (default all but first): build first suites parity large sanitize bench async (first: time to the
-#     first result per family, scripts/first-result.sh on CUDA and NVIDIA's OpenCL; async: the per-call time of
+#     steps (default all but first): build first suites parity large sanitize bench async stress (first: time to
+#     the first result per family, scripts/first-result.sh on CUDA and NVIDIA's OpenCL; async: the per-call time of
 #     back-to-back stream-ordered calls, `redscan bench --async`, next to the blocking calls and CUB, on CUDA and
-#     NVIDIA's OpenCL)   (the device tool allows 10 minutes a command, so a lent machine runs it as two calls:
-#     "build suites parity large", then "build sanitize bench async"; the second build is a no-op on a warm machine)
+#     NVIDIA's OpenCL; stress: tests/test_stress for STRESS_SECONDS (default 60) on CUDA, then on NVIDIA's OpenCL,
+#     docs/RELIABILITY.md "Stress test")   (the device tool allows 10 minutes a command, so a lent machine runs it
+#     as three calls: "build suites parity large", "build sanitize bench async", then "build stress"; a later build is
+#     a no-op on a warm machine)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-$PWD/gpu-logs}
@@ -19,7 +21,7 @@ OUT=$(mktemp -d /tmp/redscan-gpu.XXXX)
 mkdir -p "$FINAL"
 QUICK=0
 [ "${1:-}" = "--quick" ] && { QUICK=1; shift; }
-STEPS=" ${*:-build suites parity large sanitize bench async} "
+STEPS=" ${*:-build suites parity large sanitize bench async stress} "
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 JOBS=$(nproc)
 declare -a ROWS
@@ -69,10 +71,10 @@ fi
 cd build-gpu
 if want suites; then
 # The three paths at once: PoCL keeps the CPU busy while the GPU runs the other two.
-(ctest -L cuda -LE large -E test_parity --output-on-failure -j4 >"$OUT/ctest-cuda.log" 2>&1; echo $? >"$OUT/rc-cuda") &
-(REDSCAN_OPENCL_DEVICE=nvidia ctest -L opencl -LE large -E test_parity --output-on-failure -j4 \
+(ctest -L cuda -LE 'large|stress' -E test_parity --output-on-failure -j4 >"$OUT/ctest-cuda.log" 2>&1; echo $? >"$OUT/rc-cuda") &
+(REDSCAN_OPENCL_DEVICE=nvidia ctest -L opencl -LE 'large|stress' -E test_parity --output-on-failure -j4 \
     >"$OUT/ctest-ocl-nvidia.log" 2>&1; echo $? >"$OUT/rc-ocl-nvidia") &
-(REDSCAN_OPENCL_DEVICE=portable ctest -L opencl -LE large -E test_parity --output-on-failure -j"$JOBS" \
+(REDSCAN_OPENCL_DEVICE=portable ctest -L opencl -LE 'large|stress' -E test_parity --output-on-failure -j"$JOBS" \
     >"$OUT/ctest-ocl-pocl.log" 2>&1; echo $? >"$OUT/rc-ocl-pocl") &
 t0=$SECONDS
 wait
@@ -117,6 +119,25 @@ if [ $QUICK = 0 ] && want async; then
     for log in async-cuda.log async-ocl.log; do
         echo "== $log"
         grep -v '^\[bench' "$OUT/$log" | sed -n '/^op /,/ rows: /p'
+    done
+fi
+
+# Stress (issue 15): one process, 4 threads x 2 contexts, a random mix of every operation through the host, device and
+# stream-ordered APIs with bad-argument calls and context churn among them, every result checked; STRESS_SECONDS on
+# CUDA, then on NVIDIA's OpenCL (one after the other: each keeps the GPU and the CPU's references busy).
+if want stress; then
+    # The test reports a thread still busy 120 s after its budget as hung (with the operation it is in) before
+    # timeout stops it; both runs fit in one 10-minute call of the device tool.
+    S=${STRESS_SECONDS:-60}
+    run_step "stress: cuda, ${S}s" stress-cuda.log \
+        env REDSCAN_BACKEND=cuda REDSCAN_STRESS_SECONDS="$S" REDSCAN_STRESS_GRACE=120 timeout $((S + 180)) \
+        build-gpu/tests/test_stress
+    run_step "stress: opencl (nvidia), ${S}s" stress-ocl.log \
+        env REDSCAN_BACKEND=opencl REDSCAN_OPENCL_DEVICE=nvidia REDSCAN_STRESS_SECONDS="$S" REDSCAN_STRESS_GRACE=120 \
+        timeout $((S + 180)) build-gpu/tests/test_stress
+    for log in stress-cuda.log stress-ocl.log; do
+        echo "== $log"
+        grep -E '^thread [0-9]+:|SUMMARY|^FAIL|replay' "$OUT/$log" | head -n 30
     done
 fi
 

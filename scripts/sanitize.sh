@@ -147,9 +147,9 @@ configure() {  # dir flags extra-cmake-args...
     || { echo "sanitize: cmake failed for $dir:"; tail -n 30 "$dir/sanitize-configure.log"; return 1; }
   echo "$stamp" >"$dir/.sanitize-stamp"
 }
-test_names() {  # the opencl test programs (not `large`) of a build dir, longest first; a sharded test (name_partI) once;
+test_names() {  # the opencl test programs (not `large` or `stress`) of a build dir, longest first; a sharded test (name_partI) once;
                # only the C programs of tests/ (test_cli runs the redscan tool from a Python script)
-  ctest --test-dir "$1" -N -L opencl -LE large 2>/dev/null | sed -n 's/.*Test *#[0-9]*: \(.*\)\.opencl$/\1/p' \
+  ctest --test-dir "$1" -N -L opencl -LE 'large|stress' 2>/dev/null | sed -n 's/.*Test *#[0-9]*: \(.*\)\.opencl$/\1/p' \
     | sed 's/_part[0-9]*$//' | awk '!seen[$0]++' | while read -r t; do [[ -f tests/$t.c ]] && echo "$t"; done \
     | awk '{ w = ($0 ~ /scan/) ? 0 : ($0 ~ /reduce/) ? 1 : ($0 ~ /stats|random/) ? 2 : 3; print w, $0 }' \
     | sort -n | cut -d' ' -f2

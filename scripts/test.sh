@@ -22,7 +22,7 @@ status=0
 
 echo
 echo "== ctest: all backends, default PoCL work-group method${POCL_WORK_GROUP_METHOD:+ ($POCL_WORK_GROUP_METHOD)}"
-ctest --test-dir build --output-on-failure --no-tests=error -LE large -j"$jobs" "$@" 2>&1 \
+ctest --test-dir build --output-on-failure --no-tests=error -LE 'large|stress' -j"$jobs" "$@" 2>&1 \
   | tee build/ctest-default.log || status=1
 
 second=${REDSCAN_SECOND_WG_METHOD:-}
@@ -36,7 +36,7 @@ echo
 echo "== ctest: opencl with POCL_WORK_GROUP_METHOD=$second (REDSCAN_TEST_LEVEL=${REDSCAN_SECOND_TEST_LEVEL:-0})"
 # Every program and every algorithm combination again, at the quick level's sizes (REDSCAN_TEST_LEVEL=0), so
 # that the two work-group methods fit in CI's time; REDSCAN_SECOND_TEST_LEVEL=1 runs the full sizes.
-POCL_WORK_GROUP_METHOD=$second REDSCAN_TEST_LEVEL=${REDSCAN_SECOND_TEST_LEVEL:-0} ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE large \
+POCL_WORK_GROUP_METHOD=$second REDSCAN_TEST_LEVEL=${REDSCAN_SECOND_TEST_LEVEL:-0} ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE 'large|stress' \
   -j"$jobs" "$@" 2>&1 | tee build/ctest-second.log || status=1
 
 # CTest's summary of both runs (the lines from "tests passed" to the end of each log).

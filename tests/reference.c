@@ -677,7 +677,9 @@ uint64_t ref_argext(redscan_dtype dt, int want_max, const void *in, size_t n)
     return best;
 }
 
-static struct {
+/* qsort has no context argument: the comparator reads the array and the order from here. Thread-local, so that
+ * threads may compute references at once (tests/test_stress.c calls ref_topk from every worker thread). */
+static _Thread_local struct {
     redscan_dtype dt;
     int want_max;
     const void *in;
