@@ -120,8 +120,8 @@ int main(void)
         h_rng_init(&r, h_seed(8, (uint64_t)attempt, 0, 0, 0, 0));
         h_generate(&r, REDSCAN_FLOAT32, REDSCAN_SUM, GEN_PLAIN, x, N_SCAN);
         for (int b = 1; b <= 4; b++)
-            ref_scan_emulate_grid((redscan_block_scan)b, REDSCAN_GRID_AUTO, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, 0,
-                                  NULL, x, e[b], N_SCAN);
+            ref_scan_emulate_grid((redscan_block_scan)b, REDSCAN_GRID_AUTO, REDSCAN_SUM, REDSCAN_FLOAT32,
+                                  REDSCAN_FLOAT32, 0, NULL, x, e[b], N_SCAN);
         found = 1;
         for (int p = 1; p <= 4; p++)
             for (int q = p + 1; q <= 4; q++)
@@ -221,8 +221,8 @@ int main(void)
         h_generate(&r, REDSCAN_FLOAT32, REDSCAN_SUM, GEN_PLAIN, xs, NS);
         const ref_val er = ref_reduce_emulate(REDSCAN_REDUCE_COARSENED, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, x,
                                               N_REDUCE);
-        ref_scan_emulate_grid(REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, 1, NULL,
-                              xs, es, NS);
+        ref_scan_emulate_grid(REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, 1,
+                              NULL, xs, es, NS);
         for (int i = 0; i < 4; i++) {
             if (!h_case("REDSCAN_OPENCL_SHAPE=%s", shapes[i])) continue;
             if (i >= 2 && !strstr(redscan_device_name(h_ctx), "Portable Computing Language") &&
