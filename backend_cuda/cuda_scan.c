@@ -13,7 +13,8 @@
  *     fits one section: one scan_sections launch with the seed;
  *     else: scan_sections (S_k -> level k+1), totals scan of level k+1, scan_add_carry(S_k, P_{k+1}).
  * n <= SECTION: one scan_sections launch over the input that applies init directly, for both grids.
- * single_pass: cuda_scan_single_pass.c (one launch for every n, sections as tiles).
+ * single_pass: cuda_scan_single_pass.c (one launch for every n, sections as tiles); also the AUTO grid (the OpenCL
+ * twin runs AUTO as reduce_then_scan / hierarchical with carries in single_pass's order: the same bits).
  *
  * The totals of all levels live in one scratch allocation, each level 256-byte aligned. */
 #include <stdio.h>
@@ -35,12 +36,15 @@ typedef struct {
     void *level[RS_SCAN_MAX_LEVELS];    /* parts of the scratch */
 } rs_cuda_scan_run;
 
-/* AUTO on a GPU: coarsened sections are the most work-efficient and the largest (fewest totals), and
- * reduce-then-scan moves 3n elements against hierarchical's 4n (the OpenCL side picks the same on GPUs). */
+/* AUTO on a GPU: coarsened sections are the most work-efficient and the largest (fewest totals). The AUTO grid is
+ * single_pass: its bits are AUTO's on every backend and device (docs/ALGORITHMS.md, "Grid level"; the OpenCL backend
+ * gets them from reduce_then_scan / hierarchical with chain-ordered carries, kernels_cl/scan_grid.cl
+ * scan_totals_chain), and it is the fastest grid on the H100 (int32 sum, 2^28: 1.08 x CUB against reduce_then_scan's
+ * 0.75 x): it reads the input once and writes it once. */
 static void rs_cuda_scan_pick(const rs_scan_req *req, redscan_block_scan *block, redscan_grid_scan *grid)
 {
     *block = req->block == REDSCAN_BLOCK_AUTO ? REDSCAN_BLOCK_COARSENED : req->block;
-    *grid = req->grid == REDSCAN_GRID_AUTO ? REDSCAN_GRID_REDUCE_THEN_SCAN : req->grid;
+    *grid = req->grid == REDSCAN_GRID_AUTO ? REDSCAN_GRID_SINGLE_PASS : req->grid;
 }
 
 static uint64_t rs_div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }

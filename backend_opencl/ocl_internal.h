@@ -156,6 +156,8 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
 void rs_ocl_select_reserve(const rs_ocl *o, redscan_dtype dtype, uint64_t n, size_t k_max, size_t *need);
 void rs_ocl_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need);
 size_t rs_ocl_single_pass_bytes(redscan_dtype out_dtype, uint64_t section, uint64_t n);
+/* Whether the device lists cl_khr_int64_base_atomics, which single_pass needs (ocl_scan_single_pass.c). */
+int rs_ocl_single_pass_available(const rs_ocl *o);
 /* ocl_memory.c: the stream-ordered entries of the table: synchronize (clFinish), reserve, and the blocking calls'
  * result area (two small buffers made on first use; result_take is blocking reads of them). */
 redscan_status rs_ocl_synchronize(redscan_ctx *ctx, int quiet);

@@ -12,6 +12,12 @@
  * n <= SECTION: one scan_sections_in_B launch that applies init directly, for both grids.
  * single_pass: ocl_scan_single_pass.c (one launch for every n, sections as tiles).
  *
+ * The AUTO grid (chain order): the same launches, but the totals scan is one launch of scan_totals_chain on level 0
+ * (one work-group; no further levels), which gives the carries of single_pass's fixed expression (groups of 32
+ * sections, a chain over the groups: docs/ALGORITHMS.md, "Grid level"). AUTO's bits are single_pass's on every
+ * device and backend (CUDA runs single_pass itself for AUTO); the n <= SECTION case (init (+) L) already is.
+ * Explicit grids keep their own order (the recursive block scan of the totals).
+ *
  * The totals of each level live in their own scratch slot (rs_ocl_scratch_split: grow-only, reused across
  * calls), so the kernels take plain buffers, as their CUDA twins take pointers. */
 #include <stdio.h>
@@ -48,10 +54,16 @@ typedef struct {
     cl_program program;
     cl_kernel k_t;         /* scan_sections_t_B, created on first use */
     cl_kernel k_add;       /* scan_add_carry, created on first use */
+    int chain;             /* AUTO grid: carries by scan_totals_chain, one level of totals */
     int nlevels;
     uint64_t count[RS_SCAN_MAX_LEVELS];  /* totals held by level k */
     cl_mem level[RS_SCAN_MAX_LEVELS];    /* scratch slots, released when the call is done */
 } rs_scan_run;
+
+/* AUTO may run single_pass itself where the device has 64-bit atomics (GPUs only): the same bits as the chain-ordered
+ * grids below, one launch. Off: NVIDIA's OpenCL on the H100 measured single_pass slower than reduce_then_scan (1607
+ * against 1687 GB/s, float sum, 2^28; docs/ALGORITHMS.md). Set to 1 to let AUTO take it there. */
+#define RS_OCL_AUTO_SINGLE_PASS 0
 
 /* AUTO (measurements: docs/ALGORITHMS.md, "OpenCL scan kernels and AUTO" and "CPU shape"), float sum:
  *   the CPU shape (CPU devices, or REDSCAN_OPENCL_SHAPE=cpu; ocl_shape.c): coarsened x reduce_then_scan, whose
@@ -61,16 +73,20 @@ typedef struct {
  *     (1.7 GB/s against 1.4 GB/s for coarsened x reduce_then_scan and <= 0.7 GB/s for the other blocks at 2^24):
  *     PoCL pays per barrier region, and coarsened has the fewest regions per element.
  *   Other devices (GPUs): coarsened x reduce_then_scan, the fastest pair on an H100 through NVIDIA's OpenCL
- *     (500 GB/s at 2^24, 910 GB/s at 2^28): it moves 3n elements against hierarchical's 4n. */
+ *     (500 GB/s at 2^24, 910 GB/s at 2^28): it moves 3n elements against hierarchical's 4n.
+ * Whichever runs, an AUTO grid takes its carries in chain order (*chain = 1): the bits of single_pass. */
 static void rs_scan_pick(rs_ocl *o, const rs_scan_req *req, redscan_block_scan *block, redscan_grid_scan *grid,
-                         int *cpu_shape)
+                         int *cpu_shape, int *chain)
 {
     const int cpu_device = (o->device_type & CL_DEVICE_TYPE_CPU) != 0;
     *block = req->block == REDSCAN_BLOCK_AUTO ? REDSCAN_BLOCK_COARSENED : req->block;
     *cpu_shape = rs_ocl_cpu_shape(o) && *block == REDSCAN_BLOCK_COARSENED &&
                  (req->grid == REDSCAN_GRID_AUTO || req->grid == REDSCAN_GRID_REDUCE_THEN_SCAN);
+    *chain = req->grid == REDSCAN_GRID_AUTO;
     if (req->grid != REDSCAN_GRID_AUTO)
         *grid = req->grid;
+    else if (RS_OCL_AUTO_SINGLE_PASS && !cpu_device && rs_ocl_single_pass_available(o))
+        *grid = REDSCAN_GRID_SINGLE_PASS, *cpu_shape = 0;
     else
         *grid = cpu_device && !*cpu_shape ? REDSCAN_GRID_HIERARCHICAL : REDSCAN_GRID_REDUCE_THEN_SCAN;
 }
@@ -152,6 +168,21 @@ static redscan_status rs_scan_totals(rs_scan_run *r, int lvl)
     return st;
 }
 
+/* Level 0 (the section totals) -> the carries P, in place: chain order (AUTO) or the recursive totals scan. */
+static redscan_status rs_scan_carries(rs_scan_run *r)
+{
+    if (!r->chain) return rs_scan_totals(r, 0);
+    cl_kernel k = NULL;
+    const cl_ulong count_arg = r->count[0];
+    redscan_status st = rs_ocl_kernel(r->ctx, r->program, "scan_totals_chain", &k);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k, 0, sizeof(cl_mem), &r->level[0]);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k, 1, sizeof count_arg, &count_arg);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k, 2, r->tsize, r->req->init.bytes);
+    if (st == REDSCAN_OK) st = rs_ocl_launch(r->ctx, k, 1, "scan totals chain");
+    if (k) clReleaseKernel(k);
+    return st;
+}
+
 /* Totals held by every level for n elements in sections of `section`, and their bytes; returns the level count. */
 static int rs_scan_level_sizes(uint64_t n, uint64_t section, size_t tsize, uint64_t *count, size_t *bytes)
 {
@@ -166,18 +197,20 @@ static int rs_scan_level_sizes(uint64_t n, uint64_t section, size_t tsize, uint6
     return levels;
 }
 
-/* Counts of every level, and one scratch slot per level (rs_ocl_scratch_split). */
+/* Counts of every level, and one scratch slot per level (rs_ocl_scratch_split); chain order needs level 0 only. */
 static redscan_status rs_scan_levels(rs_scan_run *r, uint64_t n)
 {
     size_t bytes[RS_SCAN_MAX_LEVELS];
     r->nlevels = rs_scan_level_sizes(n, r->blk->section, r->tsize, r->count, bytes);
+    if (r->chain) r->nlevels = 1;
     redscan_status st = rs_ocl_scratch_split(r->ctx, (size_t)r->nlevels, bytes, r->level);
     if (st != REDSCAN_OK) r->nlevels = 0; /* nothing to release */
     return st;
 }
 
 /* The CPU shape of coarsened x reduce_then_scan (kernels_cl/scan_coarsened_cpu.cl): tile_reduce_cpu_in_coarse
- * (S -> level 0), the totals scan as above (GPU-shaped: ~1/2048 of the data), scan_tile_seeded_cpu_in_coarse.
+ * (S -> level 0), the carries as above (GPU-shaped: ~1/2048 of the data; chain order for AUTO),
+ * scan_tile_seeded_cpu_in_coarse.
  * n <= SECTION: one scan_tile_seeded_cpu_in_coarse launch with init as the seed. Work-groups of one work-item,
  * each over a contiguous run of sections. */
 static redscan_status rs_scan_cpu(rs_scan_run *r, cl_mem in, cl_mem out, uint64_t n)
@@ -197,7 +230,7 @@ static redscan_status rs_scan_cpu(rs_scan_run *r, cl_mem in, cl_mem out, uint64_
         if (st == REDSCAN_OK) st = rs_scan_arg(r, k_red, 2, sizeof n_arg, &n_arg);
         if (st == REDSCAN_OK) st = rs_scan_arg(r, k_red, 3, sizeof per, &per);
         if (st == REDSCAN_OK) st = rs_ocl_launch_items(r->ctx, k_red, items, "scan tile reduce (cpu shape)");
-        if (st == REDSCAN_OK) st = rs_scan_totals(r, 0);
+        if (st == REDSCAN_OK) st = rs_scan_carries(r);
         carry = r->level[0];
     }
     if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 0, sizeof(cl_mem), &in);
@@ -219,13 +252,14 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
     rs_ocl *o = rs_ocl_of(ctx);
     redscan_block_scan block;
     redscan_grid_scan grid;
-    int cpu_shape;
-    rs_scan_pick(o, req, &block, &grid, &cpu_shape);
+    int cpu_shape, chain;
+    rs_scan_pick(o, req, &block, &grid, &cpu_shape, &chain);
 
     rs_scan_run r = {0};
     r.ctx = ctx;
     r.o = o;
     r.req = req;
+    r.chain = chain;
     r.tsize = rs_scan_dtype_size(req->out_dtype);
     for (size_t i = 0; i < sizeof rs_scan_blocks / sizeof rs_scan_blocks[0]; ++i)
         if (rs_scan_blocks[i].block == block) r.blk = &rs_scan_blocks[i];
@@ -250,7 +284,7 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
         if (st == REDSCAN_OK) st = rs_scan_kernel(&r, "scan_sections_in_", r.blk->sfx, &k_in);
         if (st == REDSCAN_OK)
             st = rs_scan_sections(&r, k_in, in_mem, out_mem, r.level[0], n, req->exclusive, 0);
-        if (st == REDSCAN_OK) st = rs_scan_totals(&r, 0);
+        if (st == REDSCAN_OK) st = rs_scan_carries(&r);
         if (st == REDSCAN_OK) st = rs_scan_add_carry(&r, out_mem, r.level[0], n);
     } else { /* REDSCAN_GRID_REDUCE_THEN_SCAN */
         const cl_ulong n_arg = n;
@@ -262,7 +296,7 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 1, sizeof(cl_mem), &r.level[0]);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 2, sizeof n_arg, &n_arg);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, groups, "scan tile reduce");
-        if (st == REDSCAN_OK) st = rs_scan_totals(&r, 0);
+        if (st == REDSCAN_OK) st = rs_scan_carries(&r);
         if (st == REDSCAN_OK) st = rs_scan_kernel(&r, "scan_tile_seeded_in_", r.blk->sfx, &k_last);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 0, sizeof(cl_mem), &in_mem);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 1, sizeof(cl_mem), &out_mem);

@@ -37,6 +37,11 @@ static int rs_sp_has_extension(const rs_ocl *o, const char *ext)
     return found;
 }
 
+int rs_ocl_single_pass_available(const rs_ocl *o)
+{
+    return rs_sp_has_extension(o, "cl_khr_int64_base_atomics");
+}
+
 static size_t rs_sp_dtype_size(redscan_dtype d)
 {
     return (d == REDSCAN_INT32 || d == REDSCAN_UINT32 || d == REDSCAN_FLOAT32) ? 4 : 8;
@@ -54,7 +59,7 @@ redscan_status rs_ocl_scan_single_pass(redscan_ctx *ctx, const rs_scan_req *req,
                                        const char *sfx, uint64_t section, void *in, void *out, size_t n)
 {
     rs_ocl *o = rs_ocl_of(ctx);
-    if (!rs_sp_has_extension(o, "cl_khr_int64_base_atomics"))
+    if (!rs_ocl_single_pass_available(o))
         return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
                             "scan: the single_pass grid needs 64-bit global atomics (cl_khr_int64_base_atomics), "
                             "which OpenCL device %s does not list; use hierarchical or reduce_then_scan",

@@ -20,6 +20,9 @@
  *   scan_add_carry(T *data, const T *carry, ulong n, ulong section)
  *       data[i] = carry[i / section] (+) data[i] (hierarchical, last kernel of each level); section is the
  *       block scan's SECTION, a multiple of 256.
+ *   scan_totals_chain(T *s, ulong count, T init)
+ *       The section totals S[0..count) -> the carries P[0..count) in place, in the chain order that AUTO uses
+ *       (single_pass's prefix expression, see the kernel). One work-group.
  *
  * Sections are taken by a group-uniform loop (sec = group id, + groups launched, ...), so the grid size never
  * changes which values are combined, and the barriers in the loop are reached by every work-item. A group
@@ -131,5 +134,62 @@ __kernel void scan_add_carry(__global T *data, __global const T *carry, ulong n,
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* The AUTO grid's carries (docs/ALGORITHMS.md, "Grid level": AUTO): the section totals S[0..count) become, in place,
+ * the prefixes of single_pass's fixed expression, with tiles = sections in groups of RS_CHAIN = 32 (j = 32g + p):
+ *     T(g)  = S[32g] (+) S[32g+1] (+) ... (+) S[32g+31]                 (left to right, from S[32g] itself)
+ *     A(-1) = init,   A(g) = A(g-1) (+) T(g)
+ *     P[j]  = A(g-1) (+) (S[32g] (+) ... (+) S[j-1])   (p > 0);   P[32g] = A(g-1)   (no combination)
+ * so that reduce_then_scan / hierarchical with these carries (out = P[j] (+) L) give single_pass's bits, with no
+ * atomics (every device runs AUTO). Launched as ONE work-group of RS_GROUP work-items, over chunks of RS_GROUP groups
+ * of 32 totals: work-item t folds T(g) of group g = chunk + t into local memory; work-item 0 runs the chain over the
+ * chunk (A carried from chunk to chunk in its private memory) and leaves A(g-1) in place of T(g); work-item t then
+ * rewrites its group's totals with P by a running left fold W. The folds start from S[32g] itself, never from the
+ * identity (with this library's identities, -0.0 for float sums, identity (+) x has x's bits for every op, so that
+ * would not show; the code follows the documented expression anyway). Stored
+ * through RS_OUT, as the recursive totals scan (rs_scan_store) stores its carries. Every barrier is in the chunk loop,
+ * whose trip count is uniform. ~count / 32 sequential combinations by one work-item: 1/65536 of the data for
+ * coarsened sections.
+ * OpenCL only: the CUDA backend runs AUTO as single_pass itself (backend_cuda/cuda_scan.c), so
+ * kernels_cu/scan_grid.cu has no twin of this kernel. */
+#define RS_CHAIN 32u
+__kernel void scan_totals_chain(__global T *s, ulong count, T init)
+{
+    __local T a[RS_GROUP]; /* T(g) of the chunk's groups, then A(g-1) */
+    const uint t = (uint)get_local_id(0);
+    const ulong ngroups = (count + (RS_CHAIN - 1)) / RS_CHAIN;
+    T acc = init; /* work-item 0: A(g-1) of the next group */
+    for (ulong c0 = 0; c0 < ngroups; c0 += RS_GROUP) {
+        const ulong g = c0 + t, lo = g * RS_CHAIN;
+        const ulong hi = lo + RS_CHAIN < count ? lo + RS_CHAIN : count;
+        if (g < ngroups) {
+            T tg = s[lo];
+            for (ulong j = lo + 1; j < hi; ++j) tg = rs_combine(tg, s[j]);
+            a[t] = tg;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (t == 0) {
+            const uint m = ngroups - c0 < RS_GROUP ? (uint)(ngroups - c0) : RS_GROUP;
+            for (uint k = 0; k < m; ++k) {
+                const T tk = a[k];
+                a[k] = acc;
+                acc = rs_combine(acc, tk);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (g < ngroups) {
+            const T prev = a[t];
+            T w = s[lo];
+            s[lo] = RS_OUT(prev);
+            for (ulong j = lo + 1; j < hi; ++j) {
+                const T x = s[j];
+                const T p = rs_combine(prev, w);
+                s[j] = RS_OUT(p);
+                w = rs_combine(w, x);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* a is refilled for the next chunk */
     }
 }

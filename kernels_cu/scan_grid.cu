@@ -24,6 +24,8 @@
  * and, independent of the block scan:
  *   scan_add_carry<T, Op>(T *data, const T *carry, n, section)
  *       data[i] = carry[i / section] (+) data[i] (hierarchical, last kernel of each level).
+ * The OpenCL file's scan_totals_chain (the AUTO grid's carries in single_pass's order) has no twin here: the CUDA
+ * backend runs the AUTO grid as single_pass itself (backend_cuda/cuda_scan.c).
  *
  * Sections are taken by a block-uniform loop (sec = block id, + blocks launched, ...), so the grid size never
  * changes which values are combined, and the barriers in the loop are reached by every thread. A block

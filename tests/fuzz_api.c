@@ -252,12 +252,16 @@ static void check_scan(redscan_op op, redscan_dtype dt, redscan_dtype T, int exc
                  ref_op_str(op), i, n, ref_to_double(T, g), ref_ld_value(&acc, op), err, bound, depth);
         if (excl) ref_ld_add(&acc, op, ref_to_ld(dt, v), ref_isnan(dt, v));
     }
-    if (block != REDSCAN_BLOCK_AUTO && (grid == REDSCAN_GRID_HIERARCHICAL || grid == REDSCAN_GRID_REDUCE_THEN_SCAN)) {
-        ref_scan_emulate(block, op, dt, T, excl, ip, x, want, n);
+    /* the documented order of (block, grid) (reference.h: block AUTO = coarsened, grid AUTO = single_pass's order),
+     * unless REDSCAN_SCAN_BLOCK / _GRID replace an AUTO one */
+    const char *fb = getenv("REDSCAN_SCAN_BLOCK"), *fg = getenv("REDSCAN_SCAN_GRID");
+    if ((block != REDSCAN_BLOCK_AUTO || !fb || !*fb) && (grid != REDSCAN_GRID_AUTO || !fg || !*fg)) {
+        ref_scan_emulate_grid(block, grid, op, dt, T, excl, ip, x, want, n);
         for (size_t i = 0; i < n; i++)
             if (!ref_result_equal(op, T, ref_load(T, got, i), ref_load(T, want, i)))
-                fail("scan %s: index %zu of %zu: got 0x%016" PRIx64 ", documented order of block %d gives 0x%016" PRIx64,
-                     ref_op_str(op), i, n, ref_load(T, got, i).u64, (int)block, ref_load(T, want, i).u64);
+                fail("scan %s: index %zu of %zu: got 0x%016" PRIx64 ", documented order of block %d grid %d gives "
+                     "0x%016" PRIx64,
+                     ref_op_str(op), i, n, ref_load(T, got, i).u64, (int)block, (int)grid, ref_load(T, want, i).u64);
     }
     free(want);
 }

@@ -574,3 +574,24 @@ redscan_grid_scan h_env_grid(void)
             return (redscan_grid_scan)g;
     return REDSCAN_GRID_AUTO;
 }
+
+redscan_block_scan h_scan_block(redscan_block_scan block)
+{
+    return block == REDSCAN_BLOCK_AUTO ? h_env_block() : block;
+}
+
+redscan_grid_scan h_scan_grid(redscan_grid_scan grid)
+{
+    return grid == REDSCAN_GRID_AUTO ? h_env_grid() : grid;
+}
+
+void h_scan_emulate(redscan_block_scan block, redscan_grid_scan grid, redscan_op op, redscan_dtype dt,
+                    redscan_dtype out_dt, int exclusive, const void *init, const void *in, void *out, size_t n)
+{
+    ref_scan_emulate_grid(h_scan_block(block), h_scan_grid(grid), op, dt, out_dt, exclusive, init, in, out, n);
+}
+
+unsigned h_scan_depth(redscan_block_scan block, redscan_grid_scan grid, size_t n)
+{
+    return ref_scan_depth_grid(h_scan_block(block), h_scan_grid(grid), n);
+}

@@ -133,6 +133,16 @@ void h_fill(redscan_dtype dt, void *dst, size_t n, ref_val v);
 redscan_reduce_algo h_env_reduce_algo(void);
 redscan_block_scan h_env_block(void);
 redscan_grid_scan h_env_grid(void);
+/* What a scan requested with block / grid runs in this process: AUTO replaced by REDSCAN_SCAN_BLOCK / _GRID when set
+ * (AUTO otherwise, the library's own choice). */
+redscan_block_scan h_scan_block(redscan_block_scan block);
+redscan_grid_scan h_scan_grid(redscan_grid_scan grid);
+/* The documented bits of a scan requested with (block, grid) in this process: the environment applied, then the one
+ * rule of reference.h (ref_scan_emulate_grid: block AUTO = coarsened, grid AUTO = single_pass's order). n >= 0. */
+void h_scan_emulate(redscan_block_scan block, redscan_grid_scan grid, redscan_op op, redscan_dtype dt,
+                    redscan_dtype out_dt, int exclusive, const void *init, const void *in, void *out, size_t n);
+/* The error-bound depth of that order. */
+unsigned h_scan_depth(redscan_block_scan block, redscan_grid_scan grid, size_t n);
 
 /* Names for case descriptions (independent of the library's own name functions). */
 const char *h_algo_str(redscan_reduce_algo a);

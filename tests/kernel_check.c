@@ -7,14 +7,16 @@
  *   reductions: tree, interleaved, coarsened (and warp_sync / shuffle where the device has them) x sum, prod, min,
  *     max x int32, uint32, int64, uint64, float32, float64 and the widenings int32 -> int64, float32 -> float64,
  *     through the blocking call and through redscan_reduce_async into a later element of a buffer;
- *   scans: every block x grid, inclusive and exclusive with an init value, sum and max, int32, float32, float64
- *     and a widening, and one size with two levels of section totals;
+ *   scans: every block x grid (AUTO included: its carries come from scan_totals_chain), inclusive and exclusive with
+ *     an init value, sum and max, int32, float32, float64 and a widening, and one size with two levels of section
+ *     totals;
  *   argmin / argmax of every dtype; top-k for k = 1, 2, 5, 8, 20 (each first-pass kernel), both directions.
  * Run it once more with REDSCAN_OPENCL_SHAPE=gpu on a CPU device to reach the GPU-shaped kernels (AUTO there uses
  * the CPU-shaped ones). Algorithms the device cannot run (REDSCAN_ERR_UNSUPPORTED) are listed, not failed.
  *
- *   kernel_check [reduce|scan|single_pass|select]    one family only (scan: the hierarchical and reduce_then_scan
- *                                                    grids; single_pass: that grid); no argument: all of them */
+ *   kernel_check [reduce|scan|single_pass|select]    one family only (scan: the AUTO, hierarchical and
+ *                                                    reduce_then_scan grids; single_pass: that grid); no argument:
+ *                                                    all of them */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,10 +117,7 @@ static void scan_case(redscan_block_scan block, redscan_grid_scan grid, redscan_
     void *want = h_malloc(ob), *got = h_malloc(ob);
     ref_val init = ref_identity(op, out);
     if (op == REDSCAN_SUM) init = ref_convert(dt, out, ref_load(dt, x, 0)); /* a seed that is not the identity */
-    if (grid == REDSCAN_GRID_SINGLE_PASS)
-        ref_scan_emulate_single_pass(block, op, dt, out, exclusive, &init, x, want, n);
-    else
-        ref_scan_emulate(block, op, dt, out, exclusive, &init, x, want, n);
+    h_scan_emulate(block, grid, op, dt, out, exclusive, &init, x, want, n);
     redscan_buffer *in = input(x, ib), *o = g_out;
     redscan_scan_desc d = {op, dt, out, exclusive, &init, block, grid, 0};
     redscan_status st = in && o ? redscan_scan_ex(h_ctx, &d, in, o, n) : REDSCAN_ERR_DEVICE;
@@ -142,7 +141,7 @@ static void scans(void)
      * 70000: two levels of totals for the 256-value blocks (once, int32). */
     static const size_t sizes[] = {200, 5000};
     for (int b = REDSCAN_BLOCK_KOGGE_STONE; b <= REDSCAN_BLOCK_COARSENED; b++)
-        for (int g = REDSCAN_GRID_HIERARCHICAL; g <= REDSCAN_GRID_SINGLE_PASS; g++) {
+        for (int g = REDSCAN_GRID_AUTO; g <= REDSCAN_GRID_SINGLE_PASS; g++) {
             if (!wanted(g == REDSCAN_GRID_SINGLE_PASS ? "single_pass" : "scan")) continue;
             for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
                 for (int excl = 0; excl < 2; excl++)

@@ -627,6 +627,30 @@ unsigned ref_scan_depth_single_pass(redscan_block_scan block, size_t n)
     return B + T + (unsigned)(chain > 0xffffff ? 0xffffff : chain);
 }
 
+redscan_block_scan ref_scan_block_of(redscan_block_scan block)
+{
+    return block == REDSCAN_BLOCK_AUTO ? REDSCAN_BLOCK_COARSENED : block;
+}
+
+int ref_scan_single_pass_order(redscan_grid_scan grid)
+{
+    return grid == REDSCAN_GRID_AUTO || grid == REDSCAN_GRID_SINGLE_PASS;
+}
+
+void ref_scan_emulate_grid(redscan_block_scan block, redscan_grid_scan grid, redscan_op op, redscan_dtype dt,
+                           redscan_dtype out_dt, int exclusive, const void *init, const void *in, void *out, size_t n)
+{
+    const redscan_block_scan b = ref_scan_block_of(block);
+    if (ref_scan_single_pass_order(grid)) ref_scan_emulate_single_pass(b, op, dt, out_dt, exclusive, init, in, out, n);
+    else ref_scan_emulate(b, op, dt, out_dt, exclusive, init, in, out, n);
+}
+
+unsigned ref_scan_depth_grid(redscan_block_scan block, redscan_grid_scan grid, size_t n)
+{
+    const redscan_block_scan b = ref_scan_block_of(block);
+    return ref_scan_single_pass_order(grid) ? ref_scan_depth_single_pass(b, n) : ref_scan_depth(b, n);
+}
+
 unsigned ref_scan_levels(redscan_block_scan block, size_t n)
 {
     size_t sec = ref_scan_section(block);

@@ -146,6 +146,16 @@ void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redsc
  * into its group's total, at most groups - 1 links of the chain A, at most 31 folds of W, 1 into P and 1 into
  * the output, or B + 1 inside its own section. Bound used: B + T + (groups - 1) + 65. */
 unsigned ref_scan_depth_single_pass(redscan_block_scan block, size_t n);
+/* The one rule for which documented order a scan follows, by the (block, grid) it runs with (AUTO: the library's
+ * own choice, docs/ALGORITHMS.md): block AUTO is coarsened; grid AUTO gives single_pass's expression on every backend
+ * and device (as single_pass does); hierarchical and reduce_then_scan give ref_scan_emulate's. Environment overrides
+ * (REDSCAN_SCAN_BLOCK / _GRID) are the caller's business: tests go through h_scan_emulate (harness.h). */
+redscan_block_scan ref_scan_block_of(redscan_block_scan block);
+int ref_scan_single_pass_order(redscan_grid_scan grid);
+void ref_scan_emulate_grid(redscan_block_scan block, redscan_grid_scan grid, redscan_op op, redscan_dtype dt,
+                           redscan_dtype out_dt, int exclusive, const void *init, const void *in, void *out, size_t n);
+/* The error-bound depth of that order (ref_scan_depth or ref_scan_depth_single_pass of the block used). */
+unsigned ref_scan_depth_grid(redscan_block_scan block, redscan_grid_scan grid, size_t n);
 
 /* ---- argmin / argmax / top-k: the strict total order of docs/ALGORITHMS.md ---- */
 /* "a (value, index) before b": NaN first (lower index among NaNs), then smaller (want_max = 0) or larger

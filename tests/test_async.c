@@ -348,9 +348,7 @@ static void check_scan_ref(const scan_cfg *c, const scan_job *j, redscan_dtype d
     unsigned char *want = h_malloc(j->n * ref_size(odt));
     const void *iv = j->use_init ? init : NULL;
     if (exact) ref_scan_seq(c->op, dt, odt, j->excl, iv, src, want, j->n);
-    else if (c->grid == REDSCAN_GRID_SINGLE_PASS)
-        ref_scan_emulate_single_pass(c->block, c->op, dt, odt, j->excl, iv, src, want, j->n);
-    else ref_scan_emulate(c->block, c->op, dt, odt, j->excl, iv, src, want, j->n);
+    else h_scan_emulate(c->block, c->grid, c->op, dt, odt, j->excl, iv, src, want, j->n);
     CHECK_ARRAY(c->op, odt, j->got, want, j->n, what);
     free(want);
 }
@@ -402,7 +400,7 @@ static void scan_batch(const scan_cfg *c, unsigned key)
         scan_desc(c, j, init_copy.b, &d);
         j->st = src ? redscan_scan_async(h_ctx, &d, src, j->out, j->n) : REDSCAN_ERR_INVALID_ARGUMENT;
         memset(init_copy.b, 0xEE, sizeof init_copy.b);
-        if (!(c->grid == REDSCAN_GRID_SINGLE_PASS && j->st == REDSCAN_ERR_UNSUPPORTED))
+        if (!(h_scan_grid(c->grid) == REDSCAN_GRID_SINGLE_PASS && j->st == REDSCAN_ERR_UNSUPPORTED))
             CHECK_OK(j->st, "redscan_scan_async");
     }
     if (!CHECK_OK(redscan_synchronize(h_ctx), "redscan_synchronize")) goto out;
@@ -484,6 +482,8 @@ static void scan_cases(void)
         {REDSCAN_SUM, REDSCAN_FLOAT64, 0, REDSCAN_BLOCK_KOGGE_STONE_DB, REDSCAN_GRID_REDUCE_THEN_SCAN, 0},
         {REDSCAN_MAX, REDSCAN_INT32, 0, REDSCAN_BLOCK_COARSENED, REDSCAN_GRID_HIERARCHICAL, 0},
         {REDSCAN_MIN, REDSCAN_FLOAT32, 0, REDSCAN_BLOCK_COARSENED, REDSCAN_GRID_SINGLE_PASS, 0},
+        /* the AUTO algorithms (the AUTO grid's bits are single_pass's: h_scan_emulate) */
+        {REDSCAN_SUM, REDSCAN_FLOAT32, 0, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 1},
     };
     for (unsigned i = 0; i < sizeof extra / sizeof extra[0]; i++) {
         if (!g_have_fp64 && uses_fp64(extra[i].in, extra[i].out)) continue;

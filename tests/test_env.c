@@ -1,10 +1,12 @@
 /* test_env: the algorithm environment variables replace AUTO (and only AUTO).
  *   REDSCAN_REDUCE_ALGO=<name>  reduce with algo AUTO (and mean) give that algorithm's documented bits; an
  *                               explicit algorithm in the descriptor is not replaced
- *   REDSCAN_SCAN_BLOCK=<name>   scans with block AUTO give that block's documented bits
- *   REDSCAN_SCAN_GRID=<name>    every grid works; under single_pass an AUTO float scan gives single_pass's own
- *                               bits (ref_scan_emulate_single_pass), an explicit hierarchical one hierarchical's
- *   REDSCAN_OPENCL_SHAPE=<auto|gpu|cpu>  (OpenCL) every shape gives coarsened's documented bits; other values are
+ *   REDSCAN_SCAN_BLOCK=<name>   scans with block AUTO give that block's documented bits (the AUTO grid's order:
+ *                               single_pass's expression)
+ *   REDSCAN_SCAN_GRID=<name>    every grid works; an AUTO float scan gives the forced grid's bits (hierarchical /
+ *                               reduce_then_scan: ref_scan_emulate, single_pass: ref_scan_emulate_single_pass,
+ *                               which is also the unforced AUTO grid's), an explicit hierarchical one hierarchical's
+ *   REDSCAN_OPENCL_SHAPE=<auto|gpu|cpu>  (OpenCL) every shape gives the AUTO scan's documented bits; other values are
  *                               refused by redscan_create with the accepted ones listed
  * The data are chosen (by seed search) so that the candidate algorithms give pairwise different bits, so the
  * forcing is really observed. Names are the ones redscan_*_name() returns. Each setting needs a context of its
@@ -118,7 +120,8 @@ int main(void)
         h_rng_init(&r, h_seed(8, (uint64_t)attempt, 0, 0, 0, 0));
         h_generate(&r, REDSCAN_FLOAT32, REDSCAN_SUM, GEN_PLAIN, x, N_SCAN);
         for (int b = 1; b <= 4; b++)
-            ref_scan_emulate((redscan_block_scan)b, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, 0, NULL, x, e[b], N_SCAN);
+            ref_scan_emulate_grid((redscan_block_scan)b, REDSCAN_GRID_AUTO, REDSCAN_SUM, REDSCAN_FLOAT32,
+                                  REDSCAN_FLOAT32, 0, NULL, x, e[b], N_SCAN);
         found = 1;
         for (int p = 1; p <= 4; p++)
             for (int q = p + 1; q <= 4; q++)
@@ -170,7 +173,7 @@ int main(void)
         }
         redscan_destroy(c);
     }
-    if (SINGLE_PASS_IMPLEMENTED && h_case("REDSCAN_SCAN_GRID=single_pass float bits")) {
+    if (SINGLE_PASS_IMPLEMENTED && h_case("REDSCAN_SCAN_GRID=<grid> float bits")) {
         float *xs = (float *)h_malloc(N_SP * sizeof(float)), *ys = (float *)h_malloc(N_SP * sizeof(float));
         float *eh = (float *)h_malloc(N_SP * sizeof(float)), *es = (float *)h_malloc(N_SP * sizeof(float));
         found = 0;
@@ -182,31 +185,35 @@ int main(void)
                                          xs, es, N_SP);
             found = memcmp(eh, es, N_SP * sizeof(float)) != 0;
         }
-        redscan_ctx *c = CHECK(found, "no data found on which single_pass and hierarchical differ (test setup)")
-                             ? ctx_with("REDSCAN_SCAN_GRID", "single_pass")
-                             : NULL;
-        if (c) {
+        /* the forced grid's bits for an AUTO scan (hierarchical and reduce_then_scan: not the AUTO grid's own) */
+        for (int g = REDSCAN_GRID_HIERARCHICAL; g <= REDSCAN_GRID_SINGLE_PASS && found; g++) {
+            const char *name = redscan_grid_scan_name((redscan_grid_scan)g);
+            redscan_ctx *c = name ? ctx_with("REDSCAN_SCAN_GRID", name) : NULL;
+            if (!c) continue;
+            const float *want = g == REDSCAN_GRID_SINGLE_PASS ? es : eh;
             redscan_status st = redscan_scan_host(c, REDSCAN_SUM, REDSCAN_FLOAT32, 0, xs, ys, N_SP);
-            if (CHECK(st == REDSCAN_OK, "scan_host under single_pass: %s", redscan_status_string(st)))
-                CHECK(memcmp(ys, es, N_SP * sizeof(float)) == 0,
-                      "AUTO float scan under REDSCAN_SCAN_GRID=single_pass: not the single_pass bits");
+            if (CHECK(st == REDSCAN_OK, "scan_host under %s: %s", name, redscan_status_string(st)))
+                CHECK(memcmp(ys, want, N_SP * sizeof(float)) == 0,
+                      "AUTO float scan under REDSCAN_SCAN_GRID=%s: not the %s bits", name, name);
             redscan_scan_desc d = {REDSCAN_SUM, REDSCAN_FLOAT32, 0, 0, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_HIERARCHICAL, 0};
             st = redscan_scan_host_ex(c, &d, xs, ys, N_SP);
-            if (CHECK(st == REDSCAN_OK, "explicit hierarchical under single_pass: %s", redscan_status_string(st)))
+            if (CHECK(st == REDSCAN_OK, "explicit hierarchical under %s: %s", name, redscan_status_string(st)))
                 CHECK(memcmp(ys, eh, N_SP * sizeof(float)) == 0,
-                      "explicit hierarchical under REDSCAN_SCAN_GRID=single_pass: not the hierarchical bits");
+                      "explicit hierarchical under REDSCAN_SCAN_GRID=%s: not the hierarchical bits", name);
             redscan_destroy(c);
         }
+        CHECK(found, "no data found on which single_pass and hierarchical differ (test setup)");
         free(xs);
         free(ys);
         free(eh);
         free(es);
     }
-    /* REDSCAN_OPENCL_SHAPE (OpenCL only): every accepted value (any case) gives the documented bits of coarsened,
-     * reduce and scan; anything else fails redscan_create with the accepted values in the message. */
+    /* REDSCAN_OPENCL_SHAPE (OpenCL only): every accepted value (any case) gives the documented bits of AUTO (reduce:
+     * coarsened; scan: coarsened in the AUTO grid's order); anything else fails redscan_create with the accepted
+     * values in the message. */
     if (!strcmp(redscan_backend_name(h_ctx), "opencl")) {
         static const char *const shapes[] = {"auto", "gpu", "cpu", "CPU"};
-        enum { NS = 3 * 2048 + 5 };
+        enum { NS = 40 * 2048 + 5 }; /* 41 sections: two groups of 32 in the AUTO grid's chain */
         float *xs = (float *)h_malloc(NS * sizeof(float)), *ys = (float *)h_malloc(NS * sizeof(float));
         float *es = (float *)h_malloc(NS * sizeof(float));
         h_rng_init(&r, h_seed(10, 0, 0, 0, 0, 0));
@@ -214,7 +221,8 @@ int main(void)
         h_generate(&r, REDSCAN_FLOAT32, REDSCAN_SUM, GEN_PLAIN, xs, NS);
         const ref_val er = ref_reduce_emulate(REDSCAN_REDUCE_COARSENED, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, x,
                                               N_REDUCE);
-        ref_scan_emulate(REDSCAN_BLOCK_COARSENED, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, 1, NULL, xs, es, NS);
+        ref_scan_emulate_grid(REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, 1,
+                              NULL, xs, es, NS);
         for (int i = 0; i < 4; i++) {
             if (!h_case("REDSCAN_OPENCL_SHAPE=%s", shapes[i])) continue;
             if (i >= 2 && !strstr(redscan_device_name(h_ctx), "Portable Computing Language") &&

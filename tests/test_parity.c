@@ -207,7 +207,8 @@ int main(void)
                     }
                     if (n > 70001) continue; /* scans: the block x grid matrix at the smaller sizes */
                     for (int b = REDSCAN_BLOCK_KOGGE_STONE; b <= REDSCAN_BLOCK_COARSENED; b++) {
-                        for (int gr = REDSCAN_GRID_HIERARCHICAL; gr <= REDSCAN_GRID_SINGLE_PASS; gr++) {
+                        /* AUTO included: CUDA runs it as single_pass, OpenCL with chain-ordered carries */
+                        for (int gr = REDSCAN_GRID_AUTO; gr <= REDSCAN_GRID_SINGLE_PASS; gr++) {
                             for (int ex = 0; ex <= 1; ex++) {
                                 const int w = (wide != 0) && ex == 1;
                                 redscan_scan_desc sd = {(redscan_op)op, dt, w ? wide : (redscan_dtype)0, ex, NULL,

@@ -10,8 +10,9 @@
  *   float min / max             scans: bit for bit (sequential reference); reductions: NaN-ness and value, and
  *                               the bits of the documented order when the algorithm is known
  *   float sum / prod            within the reference's error bound (depth of the algorithm), and bit for bit
- *                               equal to the documented order (ref_*_emulate) unless REDSCAN_TEST_EXACT_ORDER=0
- *                               or the grid is single_pass (its order may depend on timing: bound only)
+ *                               equal to the documented order (ref_*_emulate; scans: h_scan_emulate, where the
+ *                               AUTO grid and single_pass have single_pass's order) unless
+ *                               REDSCAN_TEST_EXACT_ORDER=0
  *   mean                        integers exact; floats bound + documented order
  *   argmin / argmax / top-k     exact (indices and value bits)
  *   n = 0                       identities; mean / argmin / argmax / top-k INVALID_ARGUMENT
@@ -433,14 +434,6 @@ static void run_reduce(const rcase *c, const unsigned char *x, size_t pad)
 
 /* ---------------------------------------------------------------- scan */
 
-static size_t count_diff(redscan_op op, redscan_dtype dt, const void *a, const void *b, size_t n)
-{
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!ref_result_equal(op, dt, ref_load(dt, a, i), ref_load(dt, b, i))) bad++;
-    return bad;
-}
-
 static void check_scan_output(const rcase *c, const unsigned char *x, const unsigned char *got, const char *what)
 {
     const size_t n = c->n;
@@ -453,13 +446,9 @@ static void check_scan_output(const rcase *c, const unsigned char *x, const unsi
         free(want);
         return;
     }
-    const redscan_block_scan blk = c->block == REDSCAN_BLOCK_AUTO ? h_env_block() : c->block;
-    const redscan_grid_scan grd = c->grid == REDSCAN_GRID_AUTO ? h_env_grid() : c->grid;
-    const int single = grd == REDSCAN_GRID_SINGLE_PASS;
-    /* bound, every element; single_pass: a look-back chain may add one combination per earlier tile of at
-     * least 256 elements on top of the block depth */
-    unsigned depth = ref_scan_depth(blk, n);
-    if (single) depth += (unsigned)(n / 256) + 2;
+    /* the documented order of what runs (h_scan_emulate: block AUTO = coarsened, grid AUTO = single_pass's order,
+     * the environment's overrides applied) and its bound, every element */
+    const unsigned depth = h_scan_depth(c->block, c->grid, n);
     ref_ld_acc acc;
     ref_ld_init(&acc, c->op);
     if (c->use_init) ref_ld_add(&acc, c->op, ref_to_ld(T, c->init), ref_isnan(T, c->init));
@@ -477,28 +466,14 @@ static void check_scan_output(const rcase *c, const unsigned char *x, const unsi
         if (c->excl) ref_ld_add(&acc, c->op, ref_to_ld(c->dt, v), ref_isnan(c->dt, v));
     }
     CHECK(bad <= 3, "%s: %zu of %zu elements outside the bound", what, bad, n);
-    if (!h_exact_order() || single || n == 0) return;
+    if (!h_exact_order() || n == 0) return;
     unsigned char *emu = (unsigned char *)h_malloc(n * ref_size(T));
-    if (blk != REDSCAN_BLOCK_AUTO) {
-        char w[160];
-        ref_scan_emulate(blk, c->op, c->dt, T, c->excl, init, x, emu, n);
-        snprintf(w, sizeof w, "%s vs documented order of %s", what, h_block_str(blk));
-        CHECK_ARRAY(c->op, T, got, emu, n, w);
-    } else {
-        /* AUTO: the bits of one block algorithm (coarsened is AUTO's documented choice: tried first) */
-        static const redscan_block_scan order[] = {REDSCAN_BLOCK_COARSENED, REDSCAN_BLOCK_KOGGE_STONE,
-                                                   REDSCAN_BLOCK_KOGGE_STONE_DB, REDSCAN_BLOCK_BRENT_KUNG};
-        size_t diffs[4] = {0, 0, 0, 0};
-        int ok = 0;
-        for (int i = 0; i < 4 && !ok; i++) {
-            ref_scan_emulate(order[i], c->op, c->dt, T, c->excl, init, x, emu, n);
-            diffs[i] = count_diff(c->op, T, got, emu, n);
-            ok = diffs[i] == 0;
-        }
-        CHECK(ok, "%s: AUTO block matches no documented order (differing elements: coarsened %zu, kogge_stone %zu, "
-                  "kogge_stone_db %zu, brent_kung %zu of %zu)",
-              what, diffs[0], diffs[1], diffs[2], diffs[3], n);
-    }
+    char w[160];
+    h_scan_emulate(c->block, c->grid, c->op, c->dt, T, c->excl, init, x, emu, n);
+    snprintf(w, sizeof w, "%s vs documented order of %s (%s order)", what,
+             h_block_str(ref_scan_block_of(h_scan_block(c->block))),
+             ref_scan_single_pass_order(h_scan_grid(c->grid)) ? "single_pass" : "hierarchical");
+    CHECK_ARRAY(c->op, T, got, emu, n, w);
     free(emu);
 }
 

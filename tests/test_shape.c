@@ -118,6 +118,9 @@ static void check_kernels(redscan_ctx *gpu, redscan_ctx *cpu)
             CHECK(!tree_has(g_kcache, "reduce_coarsened_cpu_in", 0) &&
                       !tree_has(g_kcache, "scan_tile_seeded_cpu_in_coarse", 0),
                   "REDSCAN_OPENCL_SHAPE=gpu launched a CPU-shaped kernel");
+            /* the AUTO grid takes its carries from the chain (single_pass's order), not the recursive totals scan */
+            CHECK(tree_has(g_kcache, "scan_totals_chain", 0),
+                  "REDSCAN_OPENCL_SHAPE=gpu: the AUTO scan did not launch scan_totals_chain");
         } else {
             CHECK(tree_has(g_kcache, "reduce_coarsened_cpu_in", 0),
                   "REDSCAN_OPENCL_SHAPE=auto on a CPU device: reduce_coarsened_cpu_in was not launched");

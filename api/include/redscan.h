@@ -184,7 +184,7 @@ typedef enum {
 } redscan_block_scan;
 
 typedef enum {
-    REDSCAN_GRID_AUTO = 0,
+    REDSCAN_GRID_AUTO = 0, /* the bits of SINGLE_PASS's fixed order on every backend and device (docs/ALGORITHMS.md) */
     REDSCAN_GRID_HIERARCHICAL,
     REDSCAN_GRID_REDUCE_THEN_SCAN,
     REDSCAN_GRID_SINGLE_PASS
