@@ -60,10 +60,13 @@ typedef struct {
     cl_mem level[RS_SCAN_MAX_LEVELS];    /* scratch slots, released when the call is done */
 } rs_scan_run;
 
-/* AUTO may run single_pass itself where the device has 64-bit atomics (GPUs only): the same bits as the chain-ordered
- * grids below, one launch. Off: NVIDIA's OpenCL on the H100 measured single_pass slower than reduce_then_scan (1607
- * against 1687 GB/s, float sum, 2^28; docs/ALGORITHMS.md). Set to 1 to let AUTO take it there. */
-#define RS_OCL_AUTO_SINGLE_PASS 0
+/* AUTO runs single_pass itself where the device has 64-bit atomics (GPUs only): the same bits as the chain-ordered
+ * grids below, in one launch. Measured on the H100 through NVIDIA's OpenCL (2026-11-24, same build, sum, GB/s):
+ *   2^20 int32: single_pass 281, reduce_then_scan 127 (and the chain-ordered AUTO pays scan_totals_chain on top);
+ *   2^26 int32: single_pass 1527, reduce_then_scan 1600, chain-ordered reduce_then_scan (the AUTO before this) 1365;
+ *   2^26 float32: 1320, 1502, 1299.
+ * The one-work-group chain kernel cost about 58 us at 2^26 there, which made single_pass the faster AUTO. */
+#define RS_OCL_AUTO_SINGLE_PASS 1
 
 /* AUTO (measurements: docs/ALGORITHMS.md, "OpenCL scan kernels and AUTO" and "CPU shape"), float sum:
  *   the CPU shape (CPU devices, or REDSCAN_OPENCL_SHAPE=cpu; ocl_shape.c): coarsened x reduce_then_scan, whose
@@ -72,8 +75,8 @@ typedef struct {
  *   CPU devices with REDSCAN_OPENCL_SHAPE=gpu: coarsened x hierarchical, the fastest GPU-shaped pair on PoCL 3.1
  *     (1.7 GB/s against 1.4 GB/s for coarsened x reduce_then_scan and <= 0.7 GB/s for the other blocks at 2^24):
  *     PoCL pays per barrier region, and coarsened has the fewest regions per element.
- *   Other devices (GPUs): coarsened x reduce_then_scan, the fastest pair on an H100 through NVIDIA's OpenCL
- *     (500 GB/s at 2^24, 910 GB/s at 2^28): it moves 3n elements against hierarchical's 4n.
+ *   Other devices (GPUs): coarsened x single_pass where the device has 64-bit atomics (RS_OCL_AUTO_SINGLE_PASS,
+ *     above), else coarsened x reduce_then_scan: it moves 3n elements against hierarchical's 4n.
  * Whichever runs, an AUTO grid takes its carries in chain order (*chain = 1): the bits of single_pass. */
 static void rs_scan_pick(rs_ocl *o, const rs_scan_req *req, redscan_block_scan *block, redscan_grid_scan *grid,
                          int *cpu_shape, int *chain)
