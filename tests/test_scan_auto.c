@@ -3,8 +3,9 @@
  *
  * With tiles = sections of the block in use (AUTO: coarsened, 2048) in groups of 32, the carry of section j = 32g + p
  * is P[j] = A(g-1) (+) (S[32g] (+) ... (+) S[j-1]), P[32g] = A(g-1), A(g) = A(g-1) (+) T(g), A(-1) = init, T(g) the
- * left fold of the group's 32 totals (ref_scan_emulate_single_pass). The OpenCL backend computes it with
- * reduce_then_scan / hierarchical and one scan_totals_chain launch, CUDA with single_pass itself; the sizes below put
+ * left fold of the group's 32 totals (ref_scan_emulate_single_pass). The OpenCL backend computes it with single_pass
+ * on GPUs with 64-bit atomics, else with reduce_then_scan / hierarchical and one scan_totals_chain launch; CUDA with
+ * single_pass itself; the sizes below put
  * the last section in group 0, at the end of group 0, at the start and in the middle of groups 1, 2 and 31 and (1000
  * sections) across the kernel's chunks of 256 groups:
  *   n = SECTION * {1, 2, 31, 32, 33, 65, 1000} + tail, tail in {0, 1, 1029} (rotating; all three at level >= 1)
