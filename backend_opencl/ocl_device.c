@@ -1,9 +1,14 @@
 /* OpenCL backend: platform and device choice, context and in-order queue, device limits.
  *
- * Devices are numbered over all platforms in platform order. REDSCAN_OPENCL_DEVICE picks one by that
- * index or by a case-insensitive substring of "<platform name> <device name>"; unset, the first GPU wins,
- * else the first device. A value that picks nothing is an error that lists the devices, never a quiet
- * fallback to another device. */
+ * Devices are numbered over all platforms, the platforms sorted by name (byte order; platforms of the same name
+ * in the ICD loader's order), each platform's devices in its own order. The loader's order is not a stable one:
+ * ocl-icd lists the platforms with the most GPUs, then CPUs, first and the rest in the order the file system
+ * returns the .icd files, so two CPU runtimes (PoCL and Intel's) could swap places between machines.
+ * REDSCAN_OPENCL_DEVICE picks a device by that index or by a case-insensitive substring: the first device
+ * whose platform name contains it, else the first whose "<platform name> <device name>" does (so "intel" picks
+ * Intel's runtime even where PoCL's device is named after an Intel CPU). Unset: the first GPU, else the first
+ * device. A value that picks nothing is an error that lists the devices, never a quiet fallback to another
+ * device. tools/info.c lists the devices in the same order. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +65,26 @@ static rs_ocl_candidate *rs_ocl_candidates(size_t *count, const char **reason)
         *reason = "could not list the OpenCL platforms (clGetPlatformIDs failed or out of host memory)";
         return NULL;
     }
+    /* sorted by name, stably (insertion sort; a handful of platforms) */
+    char (*pnames)[128] = malloc(np * sizeof *pnames);
+    if (!pnames) {
+        free(platforms);
+        *reason = "out of host memory listing OpenCL platforms";
+        return NULL;
+    }
+    for (cl_uint p = 0; p < np; p++) rs_ocl_platform_name(platforms[p], pnames[p], sizeof pnames[p]);
+    for (cl_uint p = 1; p < np; p++) {
+        cl_platform_id id = platforms[p];
+        char name[128];
+        memcpy(name, pnames[p], sizeof name);
+        cl_uint q = p;
+        for (; q > 0 && strcmp(pnames[q - 1], name) > 0; q--) {
+            platforms[q] = platforms[q - 1];
+            memcpy(pnames[q], pnames[q - 1], sizeof name);
+        }
+        platforms[q] = id;
+        memcpy(pnames[q], name, sizeof name);
+    }
     size_t total = 0;
     for (cl_uint p = 0; p < np; p++) {
         cl_uint nd = 0;
@@ -70,6 +95,7 @@ static rs_ocl_candidate *rs_ocl_candidates(size_t *count, const char **reason)
     if (!list || !ids) {
         free(list);
         free(ids);
+        free(pnames);
         free(platforms);
         *reason = total ? "out of host memory listing OpenCL devices"
                         : "OpenCL platforms are installed but none of them has a device";
@@ -84,11 +110,12 @@ static rs_ocl_candidate *rs_ocl_candidates(size_t *count, const char **reason)
             list[at].device = ids[d];
             if (clGetDeviceInfo(ids[d], CL_DEVICE_TYPE, sizeof list[at].type, &list[at].type, NULL) != CL_SUCCESS)
                 list[at].type = 0;
-            rs_ocl_platform_name(platforms[p], list[at].platform_name, sizeof list[at].platform_name);
+            memcpy(list[at].platform_name, pnames[p], sizeof list[at].platform_name);
             rs_ocl_device_name(ids[d], list[at].device_name, sizeof list[at].device_name);
         }
     }
     free(ids);
+    free(pnames);
     free(platforms);
     if (at == 0) {
         free(list);
@@ -150,6 +177,11 @@ static redscan_status rs_ocl_choose(redscan_ctx *ctx, const rs_ocl_candidate *li
         *chosen = (size_t)idx;
         return REDSCAN_OK;
     }
+    for (size_t i = 0; i < count; i++)
+        if (rs_ocl_contains_nocase(list[i].platform_name, env)) {
+            *chosen = i;
+            return REDSCAN_OK;
+        }
     for (size_t i = 0; i < count; i++) {
         char label[sizeof list[i].platform_name + sizeof list[i].device_name + 2];
         snprintf(label, sizeof label, "%s %s", list[i].platform_name, list[i].device_name);

@@ -5,6 +5,10 @@
 # has no cbs and silently falls back to 'auto' = loopvec when asked for it, which would test nothing new).
 # Ends with CTest's summary of both runs; exits non-zero if either fails.
 # Extra arguments are passed to both ctest runs (e.g. -R reduce).
+# A third run (issue 15) takes the opencl tests at REDSCAN_TEST_LEVEL=0 to Intel's OpenCL CPU runtime
+# (scripts/intel-ocl.sh), PoCL visible beside it so that test_parity compares the two: REDSCAN_INTEL_OCL=auto (the
+# default) runs it where the runtime is installed, 1 installs it if missing and runs it (the default in CI), 0 leaves
+# it out. Its summary is printed with the others, and its failure fails the script.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -39,6 +43,33 @@ echo "== ctest: opencl with POCL_WORK_GROUP_METHOD=$second (REDSCAN_TEST_LEVEL=$
 POCL_WORK_GROUP_METHOD=$second REDSCAN_TEST_LEVEL=${REDSCAN_SECOND_TEST_LEVEL:-0} ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE 'large|stress' \
   -j"$jobs" "$@" 2>&1 | tee build/ctest-second.log || status=1
 
+# Third run: Intel's OpenCL CPU runtime (issue 15; docs/RELIABILITY.md, "Intel's OpenCL CPU runtime"). Only this run
+# sees it: OCL_ICD_VENDORS names a folder with the system's ICDs and Intel's, so the runs above stay on PoCL alone.
+# REDSCAN_OPENCL_DEVICE names Intel's platform in full (a device of PoCL's can be named after an Intel CPU; with
+# Intel's runtime missing the tests fail instead of running on PoCL). test_parity has PoCL and Intel as its paths
+# (REDSCAN_PARITY_MIN_PATHS=2: fewer is a failure, not a skip). Intel's runtime keeps no compiled programs on disk,
+# so each process would compile every program it uses again: the run uses redscan's program cache
+# (REDSCAN_TEST_PROGRAM_CACHE=1, build/program-cache; on PoCL, PoCL's own cache does that job).
+intel=${REDSCAN_INTEL_OCL:-auto}
+[[ -z "${REDSCAN_INTEL_OCL:-}" && "${CI:-}" == true ]] && intel=1
+intel_ran=0
+if [[ $intel == 1 ]] || { [[ $intel == auto ]] && scripts/intel-ocl.sh status >/dev/null 2>&1; }; then
+  echo
+  echo "== ctest: opencl on Intel's OpenCL CPU runtime (REDSCAN_TEST_LEVEL=0, PoCL beside it for test_parity)"
+  if intel_env=$(scripts/intel-ocl.sh --env); then
+    intel_ran=1
+    (
+      eval "$intel_env"
+      export REDSCAN_OPENCL_DEVICE='Intel(R) OpenCL' REDSCAN_TEST_LEVEL=0 REDSCAN_PARITY_MIN_PATHS=2 REDSCAN_TEST_PROGRAM_CACHE=1
+      build/redscan info | sed -n 's/^  opencl backend -> */device: /p' || true
+      ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE 'large|stress' -j"$jobs" "$@"
+    ) 2>&1 | tee build/ctest-intel.log || status=1
+  else
+    echo "== Intel's OpenCL CPU runtime could not be installed (REDSCAN_INTEL_OCL=$intel): FAILED"
+    status=1
+  fi
+fi
+
 # CTest's summary of both runs (the lines from "tests passed" to the end of each log).
 summary() { sed -n '/tests passed, /,$p' "$1"; }
 echo
@@ -46,8 +77,12 @@ echo "== summary: default work-group method"
 summary build/ctest-default.log
 echo "== summary: POCL_WORK_GROUP_METHOD=$second (opencl)"
 summary build/ctest-second.log
+if [[ $intel_ran == 1 ]]; then
+  echo "== summary: Intel's OpenCL CPU runtime (opencl, level 0)"
+  summary build/ctest-intel.log
+fi
 if [[ $status == 0 ]]; then
-  echo "== all tests passed (both runs)"
+  echo "== all tests passed (all runs)"
 else
   echo "== FAILED (see above)"
 fi

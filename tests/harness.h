@@ -39,6 +39,8 @@ redscan_ctx *h_open(const char *program);
 /* Destroy the context, print the summary; the program returns this. */
 int h_done(void);
 int h_level(void);
+/* 1 when REDSCAN_TEST_PROGRAM_CACHE=1 turned the program cache on for this run (CTest had REDSCAN_CACHE=0). */
+int h_program_cache_forced(void);
 /* REDSCAN_TEST_SHARD=i/N (1 <= i <= N): this process runs the items whose key k has k % N == i - 1, so that N
  * processes (CTest runs them in parallel) share one program's cases; unset: every item. Keys such as the op index
  * make the shards build mostly disjoint OpenCL programs, so that little is compiled twice. */

@@ -28,6 +28,10 @@ except ImportError:
     sys.exit(77)
 
 TOOL = sys.argv[1]
+# REDSCAN_TEST_PROGRAM_CACHE=1 (scripts/test.sh's Intel pass): the tool's runs use the program cache, as the C tests
+# do then (tests/harness.c).
+if os.environ.get("REDSCAN_TEST_PROGRAM_CACHE") == "1" and os.environ.get("REDSCAN_CACHE") == "0":
+    os.environ["REDSCAN_CACHE"] = "1"
 failures = 0
 checks = 0
 

@@ -8,10 +8,16 @@
  *                               which is also the unforced AUTO grid's), an explicit hierarchical one hierarchical's
  *   REDSCAN_OPENCL_SHAPE=<auto|gpu|cpu>  (OpenCL) every shape gives the AUTO scan's documented bits; other values are
  *                               refused by redscan_create with the accepted ones listed
+ *   REDSCAN_OPENCL_DEVICE=<index|text>  (OpenCL) the indices list the platforms in name order; a text picks the first
+ *                               device whose platform name contains it, else the first whose "<platform> <device>"
+ *                               does (checked for every platform and device name and every letter and digit against
+ *                               the devices the indices open); unset, with CPU devices only, index 0. Meaningful with
+ *                               several platforms: scripts/test.sh's Intel pass sees PoCL and Intel's runtime.
  * The data are chosen (by seed search) so that the candidate algorithms give pairwise different bits, so the
  * forcing is really observed. Names are the ones redscan_*_name() returns. Each setting needs a context of its
  * own (the variables are read by redscan_create). */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +54,151 @@ static redscan_ctx *ctx_with(const char *var, const char *value)
     CHECK(st == REDSCAN_OK, "redscan_create with %s=%s: %s: %s", var, value, redscan_status_string(st),
           redscan_last_error(NULL));
     return st == REDSCAN_OK ? c : NULL;
+}
+
+/* ---- REDSCAN_OPENCL_DEVICE: the order of the indices and what a text picks ---- */
+#define MAX_DEVICES 16
+typedef struct {
+    char platform[160], device[160];
+    int cpu; /* REDSCAN_OPENCL_SHAPE=cpu accepted: a CPU device */
+} listed_device;
+
+/* The device an OpenCL context was opened on, split out of redscan_device_name's "<platform> / <device>". */
+static void split_name(redscan_ctx *c, listed_device *d)
+{
+    const char *name = redscan_device_name(c), *sep = strstr(name, " / ");
+    snprintf(d->platform, sizeof d->platform, "%.*s", sep ? (int)(sep - name) : (int)strlen(name), name);
+    snprintf(d->device, sizeof d->device, "%s", sep ? sep + 3 : "");
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    const size_t nl = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < nl && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        if (i == nl) return 1;
+    }
+    return nl == 0;
+}
+
+/* The device REDSCAN_OPENCL_DEVICE=value must pick by the documented rule, or -1 for none. */
+static int expected_pick(const listed_device *list, int n, const char *value)
+{
+    for (int i = 0; i < n; i++)
+        if (contains_nocase(list[i].platform, value)) return i;
+    for (int i = 0; i < n; i++) {
+        char label[330];
+        snprintf(label, sizeof label, "%.159s %.159s", list[i].platform, list[i].device);
+        if (contains_nocase(label, value)) return i;
+    }
+    return -1;
+}
+
+static void check_device_selection(void)
+{
+    listed_device list[MAX_DEVICES];
+    int n = 0;
+    char sel[16];
+    if (h_case("REDSCAN_OPENCL_DEVICE=<index>: every device, platforms in name order")) {
+        for (; n < MAX_DEVICES; n++) {
+            snprintf(sel, sizeof sel, "%d", n);
+            redscan_ctx *c = NULL;
+            redscan_status st = create_with("REDSCAN_OPENCL_DEVICE", sel, REDSCAN_BACKEND_OPENCL, &c);
+            const char *msg = redscan_last_error(NULL);
+            if (st != REDSCAN_OK) {
+                CHECK(st == REDSCAN_ERR_INVALID_ARGUMENT && msg && strstr(msg, "out of range") && n > 0,
+                      "REDSCAN_OPENCL_DEVICE=%s: %s (%s), want a context or, past the last device, an out-of-range "
+                      "error",
+                      sel, redscan_status_string(st), msg ? msg : "no message");
+                break;
+            }
+            split_name(c, &list[n]);
+            redscan_destroy(c);
+            c = NULL;
+            /* CPU or not: the CPU shape is accepted on CPU devices only */
+            const char *old = getenv("REDSCAN_OPENCL_SHAPE");
+            char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
+            setenv("REDSCAN_OPENCL_SHAPE", "cpu", 1);
+            st = create_with("REDSCAN_OPENCL_DEVICE", sel, REDSCAN_BACKEND_OPENCL, &c);
+            if (saved) setenv("REDSCAN_OPENCL_SHAPE", saved, 1);
+            else unsetenv("REDSCAN_OPENCL_SHAPE");
+            free(saved);
+            list[n].cpu = st == REDSCAN_OK;
+            redscan_destroy(c);
+            printf("device %d: %s / %s (%s)\n", n, list[n].platform, list[n].device, list[n].cpu ? "CPU" : "not a CPU");
+            if (n > 0)
+                CHECK(strcmp(list[n - 1].platform, list[n].platform) <= 0,
+                      "index %d is on platform \"%s\", index %d on \"%s\": not in name order", n - 1,
+                      list[n - 1].platform, n, list[n].platform);
+        }
+    }
+    if (n == 0) return;
+    if (h_case("REDSCAN_OPENCL_DEVICE unset: CPUs only, index 0")) {
+        int all_cpu = 1;
+        for (int i = 0; i < n; i++) all_cpu &= list[i].cpu;
+        const char *old = getenv("REDSCAN_OPENCL_DEVICE");
+        char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
+        unsetenv("REDSCAN_OPENCL_DEVICE");
+        redscan_ctx *c = NULL;
+        redscan_status st = redscan_create(&c, REDSCAN_BACKEND_OPENCL);
+        if (saved) setenv("REDSCAN_OPENCL_DEVICE", saved, 1);
+        free(saved);
+        if (CHECK(st == REDSCAN_OK, "redscan_create(OPENCL), REDSCAN_OPENCL_DEVICE unset: %s: %s",
+                  redscan_status_string(st), redscan_last_error(NULL))) {
+            listed_device d;
+            split_name(c, &d);
+            if (all_cpu) /* with a GPU the first GPU is picked: not checked (the type is not visible here) */
+                CHECK(!strcmp(d.platform, list[0].platform) && !strcmp(d.device, list[0].device),
+                      "unset: picked %s / %s, want index 0 (%s / %s)", d.platform, d.device, list[0].platform,
+                      list[0].device);
+            redscan_destroy(c);
+        }
+    }
+    if (h_case("REDSCAN_OPENCL_DEVICE=<text>: platform name first, then \"<platform> <device>\"")) {
+        char values[2 * MAX_DEVICES + 36][160];
+        int nv = 0;
+        for (int i = 0; i < n; i++) {
+            memcpy(values[nv++], list[i].platform, sizeof values[0]);
+            memcpy(values[nv++], list[i].device, sizeof values[0]);
+        }
+        for (char ch = 'a'; ch <= 'z'; ch++) snprintf(values[nv++], sizeof values[0], "%c", ch);
+        for (char ch = '0'; ch <= '9'; ch++) snprintf(values[nv++], sizeof values[0], "x%c", ch); /* not an index */
+        int discriminating = 0;
+        for (int v = 0; v < nv; v++) {
+            const int want = expected_pick(list, n, values[v]);
+            redscan_ctx *c = NULL;
+            redscan_status st = create_with("REDSCAN_OPENCL_DEVICE", values[v], REDSCAN_BACKEND_OPENCL, &c);
+            if (want < 0) {
+                CHECK(st == REDSCAN_ERR_INVALID_ARGUMENT, "REDSCAN_OPENCL_DEVICE=%s matches no device: %s, want "
+                      "INVALID_ARGUMENT", values[v], redscan_status_string(st));
+            } else if (CHECK(st == REDSCAN_OK, "REDSCAN_OPENCL_DEVICE=%s: %s: %s", values[v],
+                             redscan_status_string(st), redscan_last_error(NULL))) {
+                listed_device d;
+                split_name(c, &d);
+                CHECK(!strcmp(d.platform, list[want].platform) && !strcmp(d.device, list[want].device),
+                      "REDSCAN_OPENCL_DEVICE=%s picked %s / %s, want index %d (%s / %s)", values[v], d.platform,
+                      d.device, want, list[want].platform, list[want].device);
+                /* a value a plain "<platform> <device>" search would give to an earlier device */
+                for (int i = 0; i < want; i++) {
+                    char label[330];
+                    snprintf(label, sizeof label, "%.159s %.159s", list[i].platform, list[i].device);
+                    if (contains_nocase(label, values[v]) && strcmp(list[i].platform, list[want].platform)) {
+                        discriminating++;
+                        break;
+                    }
+                }
+            }
+            redscan_destroy(c);
+        }
+        printf("REDSCAN_OPENCL_DEVICE: %d values checked, %d of them picked by their platform name over an "
+               "earlier device's name\n",
+               nv, discriminating);
+        const int intel = expected_pick(list, n, "intel");
+        if (intel >= 0)
+            printf("REDSCAN_OPENCL_DEVICE=intel: index %d, %s / %s\n", intel, list[intel].platform,
+                   list[intel].device);
+    }
 }
 
 /* REDSCAN_OPENCL_SHAPE=<value> (a CPU shape) on an OpenCL device: 1 if redscan_create refuses it as it must on a
@@ -259,6 +410,7 @@ int main(void)
         free(ys);
         free(es);
     }
+    if (!strcmp(redscan_backend_name(h_ctx), "opencl")) check_device_selection();
     for (int b = 1; b <= 4; b++) free(e[b]);
     free(x);
     free(y);

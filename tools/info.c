@@ -162,6 +162,37 @@ int cli_device_is_cpu(const char *backend, const char *device_name)
     return result;
 }
 
+/* A platform's name without leading or trailing white space, as the library compares it. */
+static const char *trimmed_platform_name(cl_platform_id p, char *buf, size_t size)
+{
+    str_info_platform(p, CL_PLATFORM_NAME, buf, size);
+    size_t len = strlen(buf);
+    while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t' || buf[len - 1] == '\n'))
+        buf[--len] = '\0';
+    const char *s = buf;
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        ++s;
+    return s;
+}
+
+/* The library's platform order (backend_opencl/ocl_device.c): by name in byte order, platforms of the same name in
+ * the ICD loader's order; the indices printed are then the REDSCAN_OPENCL_DEVICE indices. */
+static void sort_platforms_by_name(cl_platform_id *plats, cl_uint np)
+{
+    for (cl_uint p = 1; p < np; ++p) {
+        cl_platform_id id = plats[p];
+        char name_buf[128], other_buf[128];
+        const char *name = trimmed_platform_name(id, name_buf, sizeof name_buf);
+        cl_uint q = p;
+        for (; q > 0; --q) {
+            if (strcmp(trimmed_platform_name(plats[q - 1], other_buf, sizeof other_buf), name) <= 0)
+                break;
+            plats[q] = plats[q - 1];
+        }
+        plats[q] = id;
+    }
+}
+
 static void print_opencl_devices(const char *picked)
 {
     cl_uint np = 0;
@@ -178,6 +209,7 @@ static void print_opencl_devices(const char *picked)
     if (!plats)
         return;
     clGetPlatformIDs(np, plats, NULL);
+    sort_platforms_by_name(plats, np);
     /* The device the backend picked is identified by name: prefer a "platform device" match, then a device
      * name match; mark the first such device only. */
     int marked = 0;
