@@ -15,7 +15,7 @@
 # wheels' lib folders in one, without the wheel's own libOpenCL.so, so that the system's ICD loader stays the one
 # loaded, and with the wheels' duplicated .so copies turned into links), vendors/ (links to the system's .icd files
 # and intel-cpu.icd naming lib/libintelocl.so by its full path), licenses/ and INSTALLED (the pinned versions). A
-# folder whose INSTALLED names other versions is installed again. About 280 MB to download, 540 MB installed.
+# folder whose INSTALLED names other versions is installed again. About 280 MB to download, 495 MB installed.
 # Needs python3 with pip (python3-pip is installed through apt-get only when pip is missing) and unzip.
 set -euo pipefail
 
