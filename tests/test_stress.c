@@ -25,7 +25,7 @@
  *     and a new one created in its place.
  * Checks: integers and float min/max bit for bit against the sequential references; float sum/prod bit for bit against
  * the documented order of the algorithm that ran (reference.h: ref_reduce_emulate, ref_scan_emulate,
- * ref_scan_emulate_single_pass; AUTO is coarsened / coarsened x reduce_then_scan, or what REDSCAN_REDUCE_ALGO /
+ * ref_scan_emulate_grid; AUTO is coarsened / coarsened in single_pass's order, or what REDSCAN_REDUCE_ALGO /
  * REDSCAN_SCAN_BLOCK / REDSCAN_SCAN_GRID force), and within the error bound (REDSCAN_TEST_EXACT_ORDER=0 keeps only
  * the bound); mean, argmin/argmax, top-k exact; nothing written past a result or past n; inputs unchanged.
  *
@@ -226,11 +226,9 @@ static redscan_block_scan eff_block(redscan_block_scan b)
     if (b == REDSCAN_BLOCK_AUTO) b = h_env_block();
     return b == REDSCAN_BLOCK_AUTO ? REDSCAN_BLOCK_COARSENED : b;
 }
-static redscan_grid_scan eff_grid(redscan_grid_scan g)
-{
-    if (g == REDSCAN_GRID_AUTO) g = h_env_grid();
-    return g == REDSCAN_GRID_AUTO ? REDSCAN_GRID_REDUCE_THEN_SCAN : g;
-}
+/* AUTO stays AUTO (after REDSCAN_SCAN_GRID): it is never UNSUPPORTED, and its bits are single_pass's order whichever
+ * kernels run it (ref_scan_emulate_grid). */
+static redscan_grid_scan eff_grid(redscan_grid_scan g) { return g == REDSCAN_GRID_AUTO ? h_env_grid() : g; }
 static int subgroup_algo(redscan_reduce_algo a) { return a == REDSCAN_REDUCE_WARP_SYNC || a == REDSCAN_REDUCE_SHUFFLE; }
 
 /* A buffer of c: src, then tail, then SENT bytes up to `total`; written with one transfer. */
@@ -327,10 +325,9 @@ static void check_scan(worker *w, const char *what, redscan_op op, redscan_dtype
     const size_t os = ref_size(T);
     unsigned char *want = (unsigned char *)h_malloc(n * os);
     const int exact = !ref_is_float(T) || is_minmax(op);
-    const int single = grd == REDSCAN_GRID_SINGLE_PASS;
+    const int single = grd == REDSCAN_GRID_SINGLE_PASS || grd == REDSCAN_GRID_AUTO;
     if (exact) ref_scan_seq(op, dt, T, excl, init, x, want, n);
-    else if (single) ref_scan_emulate_single_pass(blk, op, dt, T, excl, init, x, want, n);
-    else ref_scan_emulate(blk, op, dt, T, excl, init, x, want, n);
+    else ref_scan_emulate_grid(blk, grd, op, dt, T, excl, init, x, want, n);
     if (exact || h_exact_order()) {
         size_t bad = 0, first = 0;
         for (size_t i = 0; i < n; i++)
@@ -345,7 +342,7 @@ static void check_scan(worker *w, const char *what, redscan_op op, redscan_dtype
         }
     }
     if (!exact) { /* the error bound, every element */
-        unsigned depth = single ? ref_scan_depth_single_pass(blk, n) : ref_scan_depth(blk, n);
+        unsigned depth = ref_scan_depth_grid(blk, grd, n);
         ref_ld_acc acc;
         ref_ld_init(&acc, op);
         if (init) {
