@@ -66,7 +66,7 @@ static rs_ocl_candidate *rs_ocl_candidates(size_t *count, const char **reason)
         return NULL;
     }
     /* sorted by name, stably (insertion sort; a handful of platforms) */
-    char (*pnames)[128] = malloc(np * sizeof *pnames);
+    char (*pnames)[sizeof ((rs_ocl_candidate *)0)->platform_name] = malloc(np * sizeof *pnames);
     if (!pnames) {
         free(platforms);
         *reason = "out of host memory listing OpenCL platforms";
@@ -75,7 +75,7 @@ static rs_ocl_candidate *rs_ocl_candidates(size_t *count, const char **reason)
     for (cl_uint p = 0; p < np; p++) rs_ocl_platform_name(platforms[p], pnames[p], sizeof pnames[p]);
     for (cl_uint p = 1; p < np; p++) {
         cl_platform_id id = platforms[p];
-        char name[128];
+        char name[sizeof *pnames];
         memcpy(name, pnames[p], sizeof name);
         cl_uint q = p;
         for (; q > 0 && strcmp(pnames[q - 1], name) > 0; q--) {
