@@ -605,3 +605,55 @@ unsigned h_scan_depth(redscan_block_scan block, redscan_grid_scan grid, size_t n
 {
     return ref_scan_depth_grid(h_scan_block(block), h_scan_grid(grid), n);
 }
+
+/* ------------------------------------------------------------------ shared by several tests */
+
+static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+int h_has_word(const char *text, const char *word)
+{
+    const size_t wl = strlen(word);
+    for (const char *p = text; *p; p++) {
+        size_t i = 0;
+        while (i < wl && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)word[i])) i++;
+        if (i == wl && (p == text || !is_ident(p[-1])) && !is_ident(p[wl])) return 1;
+    }
+    return 0;
+}
+
+int h_names_any(const char *text, const char *keywords)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", keywords);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+        if (h_has_word(text, tok)) return 1;
+    return 0;
+}
+
+void h_gen_ties(h_rng *r, redscan_dtype dt, void *dst, size_t n)
+{
+    const int isf = ref_is_float(dt);
+    const int specials = isf && h_rng_below(r, 2);
+    for (size_t i = 0; i < n; i++) {
+        ref_val v = ref_zero();
+        int64_t k = (int64_t)h_rng_below(r, 9) - 4;
+        if (isf) {
+            double x = 0.5 * (double)k;
+            if (k == 0 && (h_rng_u64(r) & 1)) x = -0.0;
+            if (specials && h_rng_below(r, 64) == 0) {
+                uint64_t s = h_rng_below(r, 3);
+                x = s == 0 ? INFINITY : s == 1 ? -INFINITY : NAN;
+            }
+            if (dt == REDSCAN_FLOAT32) v.f32 = (float)x;
+            else v.f64 = x;
+            if (isnan(x)) v = h_nan(dt, (uint32_t)h_rng_below(r, 1000) + 1, (int)(h_rng_u64(r) & 1));
+        } else {
+            if (!ref_is_signed(dt)) k += 4;
+            if (h_rng_below(r, 128) == 0) v = (h_rng_u64(r) & 1) ? ref_type_max(dt) : ref_type_min(dt);
+            else if (ref_size(dt) == 4) v.i32 = (int32_t)k;
+            else v.i64 = k;
+        }
+        ref_store(dt, dst, i, v);
+    }
+}

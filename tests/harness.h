@@ -79,6 +79,9 @@ const char *h_gen_name(h_gen g);
 /* Variants that make sense for a dtype: integers PLAIN, EDGE; floats all five. */
 int h_gen_count(redscan_dtype dt);
 void h_generate(h_rng *r, redscan_dtype dt, redscan_op op, h_gen g, void *dst, size_t n);
+/* n values from a small set (many ties; floats with +-0.0 and, sometimes, NaNs and infinities; integers now and then
+ * at their type's limits): the tie-breaking inputs of test_random and test_stress. */
+void h_gen_ties(h_rng *r, redscan_dtype dt, void *dst, size_t n);
 /* A value placed past n in device buffers: reading it would change the result of op. */
 ref_val h_poison(redscan_op op, redscan_dtype dt);
 /* A quiet NaN with a given payload and sign. */
@@ -150,6 +153,11 @@ unsigned h_scan_depth(redscan_block_scan block, redscan_grid_scan grid, size_t n
 const char *h_algo_str(redscan_reduce_algo a);
 const char *h_block_str(redscan_block_scan b);
 const char *h_grid_str(redscan_grid_scan g);
+
+/* Whether text contains word (case-insensitive) with no identifier character on either side; h_names_any: any of
+ * the '|'-separated keywords. For checking that an error message names what it should. Thread-safe. */
+int h_has_word(const char *text, const char *word);
+int h_names_any(const char *text, const char *keywords);
 
 #ifdef __cplusplus
 }

@@ -28,30 +28,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
-
-/* Whether text contains word (case-insensitive) with no identifier character on either side. */
-static int has_word(const char *text, const char *word)
-{
-    size_t wl = strlen(word);
-    for (const char *p = text; *p; p++) {
-        size_t i = 0;
-        while (i < wl && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)word[i])) i++;
-        if (i == wl && (p == text || !is_ident(p[-1])) && !is_ident(p[wl])) return 1;
-    }
-    return 0;
-}
-
-/* keywords: '|'-separated alternatives */
-static int names_any(const char *text, const char *keywords)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", keywords);
-    for (char *tok = strtok(buf, "|"); tok; tok = strtok(NULL, "|"))
-        if (has_word(text, tok)) return 1;
-    return 0;
-}
-
 static void ctx_still_works(const char *after)
 {
     int32_t x[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
@@ -67,7 +43,7 @@ static void expect_fail(redscan_status st, redscan_status want, const char *what
     CHECK_STATUS(st, want, what);
     const char *e = redscan_last_error(h_ctx);
     if (CHECK(e && *e, "%s: redscan_last_error is empty", what) && keywords)
-        CHECK(names_any(e, keywords), "%s: last error \"%s\" names none of \"%s\"", what, e, keywords);
+        CHECK(h_names_any(e, keywords), "%s: last error \"%s\" names none of \"%s\"", what, e, keywords);
     ctx_still_works(what);
 }
 
@@ -537,7 +513,7 @@ static void fp64(void)
     redscan_status st = redscan_reduce_host(h_ctx, REDSCAN_SUM, REDSCAN_FLOAT64, x, 3, &r);
     if (st == REDSCAN_ERR_UNSUPPORTED) {
         printf("note: device without fp64: FLOAT64 is UNSUPPORTED (%s)\n", h_last_error());
-        CHECK(names_any(h_last_error(), "fp64|double|float64|cl_khr_fp64"), "UNSUPPORTED float64: last error \"%s\"",
+        CHECK(h_names_any(h_last_error(), "fp64|double|float64|cl_khr_fp64"), "UNSUPPORTED float64: last error \"%s\"",
               h_last_error());
         CHECK(r == -1, "result written on UNSUPPORTED");
         ctx_still_works("float64 UNSUPPORTED");
@@ -628,8 +604,8 @@ static void backends(void)
     if (h_case("REDSCAN_BACKEND=bogus")) {
         redscan_status st = create_with("REDSCAN_BACKEND", "bogus", REDSCAN_BACKEND_AUTO, msg, sizeof msg);
         CHECK_STATUS(st, REDSCAN_ERR_INVALID_ARGUMENT, "redscan_create(AUTO) with REDSCAN_BACKEND=bogus");
-        CHECK(names_any(msg, "REDSCAN_BACKEND|bogus"), "message \"%s\" names neither REDSCAN_BACKEND nor the value", msg);
-        CHECK(has_word(msg, "cuda") && has_word(msg, "opencl"), "message \"%s\" does not list the accepted values", msg);
+        CHECK(h_names_any(msg, "REDSCAN_BACKEND|bogus"), "message \"%s\" names neither REDSCAN_BACKEND nor the value", msg);
+        CHECK(h_has_word(msg, "cuda") && h_has_word(msg, "opencl"), "message \"%s\" does not list the accepted values", msg);
         CHECK(getenv("REDSCAN_BACKEND") == NULL || strcmp(getenv("REDSCAN_BACKEND"), "bogus") != 0, "env not restored");
     }
     if (h_case("REDSCAN_BACKEND=opencl / auto")) {
@@ -679,7 +655,7 @@ static void backends(void)
         CHECK_STATUS(st, REDSCAN_ERR_INVALID_ARGUMENT, "redscan_create with REDSCAN_SCAN_BLOCK=bogus");
         for (int b = REDSCAN_BLOCK_KOGGE_STONE; b <= REDSCAN_BLOCK_COARSENED; b++) {
             const char *nm = redscan_block_scan_name((redscan_block_scan)b);
-            CHECK(nm && *nm && has_word(msg, nm), "message \"%s\" does not list \"%s\"", msg, nm ? nm : "(null)");
+            CHECK(nm && *nm && h_has_word(msg, nm), "message \"%s\" does not list \"%s\"", msg, nm ? nm : "(null)");
         }
         CHECK(strstr(msg, "REDSCAN_SCAN_BLOCK") || strstr(msg, "bogus"), "message \"%s\" names neither the variable nor the value", msg);
     }
@@ -688,7 +664,7 @@ static void backends(void)
         CHECK_STATUS(st, REDSCAN_ERR_INVALID_ARGUMENT, "redscan_create with REDSCAN_SCAN_GRID=bogus");
         for (int g = REDSCAN_GRID_HIERARCHICAL; g <= REDSCAN_GRID_REDUCE_THEN_SCAN; g++) {
             const char *nm = redscan_grid_scan_name((redscan_grid_scan)g);
-            CHECK(nm && *nm && has_word(msg, nm), "message \"%s\" does not list \"%s\"", msg, nm ? nm : "(null)");
+            CHECK(nm && *nm && h_has_word(msg, nm), "message \"%s\" does not list \"%s\"", msg, nm ? nm : "(null)");
         }
         CHECK(strstr(msg, "REDSCAN_SCAN_GRID") || strstr(msg, "bogus"), "message \"%s\" names neither the variable nor the value", msg);
     }

@@ -176,34 +176,6 @@ static ref_val pick_init(h_rng *r, const rcase *c, const void *data)
     return v;
 }
 
-/* Values from a small set (many ties; floats with +-0.0 and, sometimes, NaNs and infinities). */
-static void gen_ties(h_rng *r, redscan_dtype dt, void *dst, size_t n)
-{
-    const int isf = ref_is_float(dt);
-    const int specials = isf && h_rng_below(r, 2);
-    for (size_t i = 0; i < n; i++) {
-        ref_val v = ref_zero();
-        int64_t k = (int64_t)h_rng_below(r, 9) - 4;
-        if (isf) {
-            double x = 0.5 * (double)k;
-            if (k == 0 && (h_rng_u64(r) & 1)) x = -0.0;
-            if (specials && h_rng_below(r, 64) == 0) {
-                uint64_t s = h_rng_below(r, 3);
-                x = s == 0 ? INFINITY : s == 1 ? -INFINITY : NAN;
-            }
-            if (dt == REDSCAN_FLOAT32) v.f32 = (float)x;
-            else v.f64 = x;
-            if (isnan(x)) v = h_nan(dt, (uint32_t)h_rng_below(r, 1000) + 1, (int)(h_rng_u64(r) & 1));
-        } else {
-            if (!ref_is_signed(dt)) k += 4;
-            if (h_rng_below(r, 128) == 0) v = h_rng_u64(r) & 1 ? ref_type_max(dt) : ref_type_min(dt);
-            else if (ref_size(dt) == 4) v.i32 = (int32_t)k;
-            else v.i64 = k;
-        }
-        ref_store(dt, dst, i, v);
-    }
-}
-
 static void draw_case(rcase *c, unsigned char **data_out, size_t *pad_out)
 {
     static const redscan_dtype DT[] = {REDSCAN_INT32,  REDSCAN_UINT32,  REDSCAN_INT64,
@@ -274,7 +246,7 @@ static void draw_case(rcase *c, unsigned char **data_out, size_t *pad_out)
     if (c->fn == F_ARGMIN) gen_op = REDSCAN_MIN;
     if (c->fn == F_ARGMAX) gen_op = REDSCAN_MAX;
     if (c->fn == F_TOPK) gen_op = c->largest ? REDSCAN_MAX : REDSCAN_MIN;
-    if (c->ties) gen_ties(&r, c->dt, x, c->n);
+    if (c->ties) h_gen_ties(&r, c->dt, x, c->n);
     else h_generate(&r, c->dt, gen_op, c->gen, x, c->n);
     ref_val poison;
     if (c->fn == F_REDUCE || c->fn == F_SCAN || c->fn == F_MEAN) poison = h_poison(gen_op, c->dt);

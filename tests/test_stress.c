@@ -180,29 +180,6 @@ static int all_sent(const void *p, size_t bytes)
     return 1;
 }
 
-static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
-
-static int has_word(const char *text, const char *word)
-{
-    size_t wl = strlen(word);
-    for (const char *p = text; *p; p++) {
-        size_t i = 0;
-        while (i < wl && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)word[i])) i++;
-        if (i == wl && (p == text || !is_ident(p[-1])) && !is_ident(p[wl])) return 1;
-    }
-    return 0;
-}
-
-static int names_any(const char *text, const char *keywords)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", keywords);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
-        if (has_word(text, tok)) return 1;
-    return 0;
-}
-
 static const char *algo_name(redscan_reduce_algo a)
 {
     switch (a) {
@@ -476,33 +453,6 @@ static size_t pick_size(h_rng *r)
     return n;
 }
 
-/* Values from a small set (ties; floats with +-0.0 and, sometimes, NaNs and infinities). */
-static void gen_ties(h_rng *r, redscan_dtype dt, void *dst, size_t n)
-{
-    const int isf = ref_is_float(dt), specials = isf && h_rng_below(r, 2);
-    for (size_t i = 0; i < n; i++) {
-        ref_val v = ref_zero();
-        int64_t k = (int64_t)h_rng_below(r, 9) - 4;
-        if (isf) {
-            double x = 0.5 * (double)k;
-            if (k == 0 && (h_rng_u64(r) & 1)) x = -0.0;
-            if (specials && h_rng_below(r, 64) == 0) {
-                uint64_t s = h_rng_below(r, 3);
-                x = s == 0 ? INFINITY : s == 1 ? -INFINITY : NAN;
-            }
-            if (dt == REDSCAN_FLOAT32) v.f32 = (float)x;
-            else v.f64 = x;
-            if (isnan(x)) v = h_nan(dt, (uint32_t)h_rng_below(r, 1000) + 1, (int)(h_rng_u64(r) & 1));
-        } else {
-            if (!ref_is_signed(dt)) k += 4;
-            if (h_rng_below(r, 128) == 0) v = (h_rng_u64(r) & 1) ? ref_type_max(dt) : ref_type_min(dt);
-            else if (ref_size(dt) == 4) v.i32 = (int32_t)k;
-            else v.i64 = k;
-        }
-        ref_store(dt, dst, i, v);
-    }
-}
-
 static ref_val pick_init(h_rng *r, redscan_op op, redscan_dtype dt, redscan_dtype T, const void *x, size_t n)
 {
     ref_val v = ref_zero();
@@ -623,7 +573,7 @@ static void draw(h_rng *r, params *p)
     if (p->kind == K_ARGEXT) gen_op = p->want_max ? REDSCAN_MAX : REDSCAN_MIN;
     if (p->kind == K_TOPK) gen_op = p->largest ? REDSCAN_MAX : REDSCAN_MIN;
     if (p->kind == K_CHAIN && !ref_is_float(p->dt) && p->op == REDSCAN_PROD) gen_op = REDSCAN_SUM;
-    if (p->ties) gen_ties(r, p->dt, p->x, p->n);
+    if (p->ties) h_gen_ties(r, p->dt, p->x, p->n);
     else h_generate(r, p->dt, gen_op, p->gen, p->x, p->n);
     ref_val poison;
     if (p->kind == K_ARGEXT || p->kind == K_TOPK)
@@ -793,7 +743,7 @@ static void bad_call(worker *w, h_rng *r, unsigned ci)
         if (WCHECK(w, st == REDSCAN_ERR_INVALID_ARGUMENT, "bad call %s returned %s, want %s (message: %s)", what,
                    redscan_status_string(st), redscan_status_string(REDSCAN_ERR_INVALID_ARGUMENT), msg ? msg : "(null)") &&
             WCHECK(w, msg && *msg, "bad call %s: empty redscan_last_error", what))
-            WCHECK(w, names_any(msg, kw), "bad call %s: the message \"%s\" names none of \"%s\"", what, msg, kw);
+            WCHECK(w, h_names_any(msg, kw), "bad call %s: the message \"%s\" names none of \"%s\"", what, msg, kw);
     }
     /* nothing written; input unchanged; then the context still works, on the host and on the same buffers */
     {
