@@ -23,7 +23,9 @@
  *
  * Per tile: work-item 0 publishes S[j]; work-items 0..p-1 poll the tile slots of the own group, work-items
  * 32..63 the 32 group slots before it (group -1 reads as init with INC), `spins` polls each; work-item 0 folds
- * W = S[32g] .. S[j-1] and A(g-1) from the nearest INC in the window. The last tile of a group (p = 31) first
+ * W = S[32g] .. S[j-1] and A(g-1) from the nearest INC in the window. With the 256-value blocks, a window of
+ * totals only (no INC yet: the tiles in flight span more than 32 groups) sends the work-group 32 groups further
+ * back, up to 128 groups, before anything takes the slow path. The last tile of a group (p = 31) first
  * publishes T(g) = W (+) S[j] and then looks at the group slots, and finally publishes A(g) = A(g-1) (+) T(g).
  * If anything is missing, work-item 0 takes the slow path (rs_sp_slow_step), item by item with bounded waits:
  * a tile aggregate still missing after `spins` polls is computed by the whole group from the input with the
@@ -41,6 +43,18 @@
 
 #define RS_SP_SLOT_BASE 16 /* words before the slots: [0] the ticket counter */
 #define RS_SP_GROUP 32u    /* tiles per group = the width of a look-back window */
+/* Windows of 32 group slots the look-back searches for an INC: 4 (128 groups back) for the 256-value sections,
+ * whose tiles in flight span more than 32 groups on a large GPU; 1 for the coarsened block (the CUDA twin's rule,
+ * rs_sp_windows, which says why). */
+#if defined(RS_SCAN_BLOCK_COARSE)
+#define RS_SP_WINDOWS 1u
+#else
+#define RS_SP_WINDOWS 4u
+#endif
+#define RS_SP_BACK (RS_SP_WINDOWS * RS_SP_GROUP)
+#define RS_SP_FOLD_FAIL 0  /* rs_sp_fold_groups: a total is missing (or no INC in all windows) */
+#define RS_SP_FOLD_OK 1    /* A(g-1) folded */
+#define RS_SP_FOLD_MORE 2  /* every slot read so far is a total: read the next (older) window */
 #define RS_SP_AGG 1u       /* slot status: tile aggregate S / group total T */
 #define RS_SP_INC 2u       /* slot status: group inclusive prefix A */
 #define RS_SP_ABSENT 3u    /* window only: a group before -1 (not part of any prefix) */
@@ -102,10 +116,12 @@ inline void rs_sp_put(__global ulong *slots, ulong x, uint status, T v)
 #endif
 }
 
-/* Work-items 0..63 fill the look-back window: l < p polls tile slot 32g + l (with tiles_half), 32 + q polls group
- * slot g - 32 + q (with groups_half; group -1 is init as an INC, older ones ABSENT). */
+/* Work-items 0..63 fill the look-back window: l < p polls tile slot 32g + l (with tiles_half); 32 + q polls group
+ * slot g - 32 (window + 1) + q, window 0 being the 32 groups just before g (window < RS_SP_WINDOWS; group -1 is
+ * init as an INC, older ones ABSENT). wst / wv: the tile half at [0, 32), then group g - RS_SP_BACK + i at 32 + i,
+ * so that window k lands at i = RS_SP_BACK - 32(k+1) ... RS_SP_BACK - 32k - 1, the older windows before the newer. */
 inline void rs_sp_fill(__local uint *wst, __local T *wv, __global ulong *slots, ulong tiles, ulong g, uint p,
-                       int tiles_half, int groups_half, uint spins, T init)
+                       int tiles_half, uint window, uint spins, T init)
 {
     const uint t = (uint)get_local_id(0);
     T v = init;
@@ -114,10 +130,12 @@ inline void rs_sp_fill(__local uint *wst, __local T *wv, __global ulong *slots, 
             wst[t] = rs_sp_poll(slots, g * RS_SP_GROUP + t, &v, spins);
             wv[t] = v;
         }
-    } else if (t < 2 * RS_SP_GROUP && groups_half) {
-        const long gi = (long)g - (long)(2 * RS_SP_GROUP - t);
-        wst[t] = gi >= 0 ? rs_sp_poll(slots, tiles + (ulong)gi, &v, spins) : gi == -1 ? RS_SP_INC : RS_SP_ABSENT;
-        wv[t] = v;
+    } else if (t < 2 * RS_SP_GROUP && window < RS_SP_WINDOWS) {
+        const uint i = RS_SP_BACK - RS_SP_GROUP * (window + 1) + (t - RS_SP_GROUP);
+        const long gi = (long)g - (long)(RS_SP_BACK - i);
+        wst[RS_SP_GROUP + i] =
+            gi >= 0 ? rs_sp_poll(slots, tiles + (ulong)gi, &v, spins) : gi == -1 ? RS_SP_INC : RS_SP_ABSENT;
+        wv[RS_SP_GROUP + i] = v;
     }
 }
 
@@ -133,21 +151,22 @@ inline int rs_sp_fold_tiles(__local const uint *wst, __local const T *wv, uint p
     return 1;
 }
 
-/* Work-item 0: A(g-1) from the window's group half: the nearest INC, then the totals after it, left to right;
- * 0 if a total is missing or no INC is in the window. */
-inline int rs_sp_fold_groups(__local const uint *wst, __local const T *wv, T *a)
+/* Work-item 0: A(g-1) from the `windows` newest windows of the group half: the nearest INC, then the totals after
+ * it, left to right. RS_SP_FOLD_MORE if all of them are totals and an older window is left to read. */
+inline int rs_sp_fold_groups(__local const uint *wst, __local const T *wv, uint windows, T *a)
 {
-    int q = (int)RS_SP_GROUP - 1;
-    for (; q >= 0; --q) {
+    const int low = (int)(RS_SP_BACK - RS_SP_GROUP * windows);
+    int q = (int)RS_SP_BACK - 1;
+    for (; q >= low; --q) {
         const uint s = wst[RS_SP_GROUP + q];
         if (s == RS_SP_INC) break;
-        if (s != RS_SP_AGG) return 0;
+        if (s != RS_SP_AGG) return RS_SP_FOLD_FAIL;
     }
-    if (q < 0) return 0;
+    if (q < low) return windows < RS_SP_WINDOWS ? RS_SP_FOLD_MORE : RS_SP_FOLD_FAIL;
     T acc = wv[RS_SP_GROUP + q];
-    for (++q; q < (int)RS_SP_GROUP; ++q) acc = rs_combine(acc, wv[RS_SP_GROUP + q]);
+    for (++q; q < (int)RS_SP_BACK; ++q) acc = rs_combine(acc, wv[RS_SP_GROUP + q]);
     *a = acc;
-    return 1;
+    return RS_SP_FOLD_OK;
 }
 
 /* Work-item 0's slow path, item by item: W over the tiles of the own group, then the nearest published A(m)
@@ -258,10 +277,10 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
         __local T s[2 * SECTION] __attribute__((aligned(16)));                                                       \
         __local T aux[AUX];                                                                                          \
         __local T r[RS_GROUP];                                                                                       \
-        __local uint wst[2 * RS_SP_GROUP];                                                                           \
-        __local T wv[2 * RS_SP_GROUP];                                                                               \
+        __local uint wst[RS_SP_GROUP + RS_SP_BACK];                                                                  \
+        __local T wv[RS_SP_GROUP + RS_SP_BACK];                                                                      \
         __local ulong tile_l, cmd_l;                                                                                 \
-        __local int ok_l;                                                                                            \
+        __local int fold_l;                                                                                          \
         __local T p_l[2];                                                                                            \
         const uint t = (uint)get_local_id(0);                                                                        \
         const ulong tiles = (n + (SECTION - 1)) / SECTION;                                                           \
@@ -287,25 +306,28 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
                 rs_sp_put(slots, j, RS_SP_AGG, own);                                                                 \
                 if (two) rs_sp_put(slots, j + 1, RS_SP_AGG, own_next);                                               \
             }                                                                                                        \
-            rs_sp_fill(wst, wv, slots, tiles, g, p, 1, !(split || split2), spins, init);                             \
+            /* a closing tile reads the group slots only after it has published T(g) */                             \
+            const uint first = split || split2 ? 0u : 1u; /* windows of group slots read with the tile half */       \
+            rs_sp_fill(wst, wv, slots, tiles, g, p, 1, first ? 0u : RS_SP_WINDOWS, spins, init);                     \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
             T w = IDENTITY, a = init; /* work-item 0's */                                                            \
             if (t == 0) {                                                                                            \
-                int ok = rs_sp_fold_tiles(wst, wv, p, &w);                                                           \
-                if (ok && split) rs_sp_put(slots, tiles + g, RS_SP_AGG, rs_combine(w, own));                         \
-                if (ok && split2) rs_sp_put(slots, tiles + g, RS_SP_AGG, rs_combine(rs_combine(w, own), own_next));  \
-                if (ok && !(split || split2)) ok = rs_sp_fold_groups(wst, wv, &a);                                   \
-                ok_l = ok;                                                                                           \
+                int f = rs_sp_fold_tiles(wst, wv, p, &w) ? RS_SP_FOLD_MORE : RS_SP_FOLD_FAIL;                        \
+                if (f && split) rs_sp_put(slots, tiles + g, RS_SP_AGG, rs_combine(w, own));                          \
+                if (f && split2) rs_sp_put(slots, tiles + g, RS_SP_AGG, rs_combine(rs_combine(w, own), own_next));   \
+                if (f && first) f = rs_sp_fold_groups(wst, wv, 1, &a);                                               \
+                fold_l = f;                                                                                          \
             }                                                                                                        \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
-            /* the loops below run once or not at all: a uniform loop around barriers, not an if (see above) */      \
-            for (uint q = 0; q < ((split || split2) && ok_l ? 1u : 0u); ++q) {                                       \
-                rs_sp_fill(wst, wv, slots, tiles, g, p, 0, 1, spins, init);                                          \
+            /* older windows, one at a time, while every slot read is a total (the loops below run a bounded or      \
+             * zero number of times: uniform loops around barriers, not ifs, see above) */                           \
+            for (uint k = first; fold_l == RS_SP_FOLD_MORE && k < RS_SP_WINDOWS; ++k) {                              \
+                rs_sp_fill(wst, wv, slots, tiles, g, p, 0, k, spins, init);                                          \
                 barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
-                if (t == 0) ok_l = rs_sp_fold_groups(wst, wv, &a);                                                   \
+                if (t == 0) fold_l = rs_sp_fold_groups(wst, wv, k + 1, &a);                                          \
                 barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
             }                                                                                                        \
-            for (uint q = 0; q < (ok_l ? 0u : 1u); ++q) {                                                            \
+            for (uint q = 0; q < (fold_l == RS_SP_FOLD_OK ? 0u : 1u); ++q) {                                         \
                 rs_sp_slow st;                                                                                       \
                 if (t == 0) {                                                                                        \
                     st.phase = RS_SP_PH_W;                                                                           \

@@ -15,7 +15,8 @@
  * bits whichever m a block happens to find. Slots (after RS_SP_SLOT_BASE words): tile i at slot i (status AGG,
  * S[i]), group g at slot tiles + g (AGG: T(g), later INC: A(g)); a slot is one word status << 32 | value bits, two
  * words for 64-bit T (a reader accepts equal statuses only: each (slot, status) has one value). Look-back: the
- * lanes of warp 0 poll the tile slots of the block's own group and the 32 group slots before it, `spins` polls
+ * lanes of warp 0 poll the tile slots of the block's own group and the 32 group slots before it (and older
+ * windows of 32, up to 128 groups, for the 256-value blocks: rs_sp_windows), `spins` polls
  * each, and fold with shuffles (the OpenCL twin: work-items 0..63 and work-item 0 through local memory). Anything missing after that goes to thread 0's slow path, which polls item by item and,
  * where a value still is not there, has the whole block reduce the tile from the input (the decoupled fallback)
  * or fold a group total from its tiles, and publishes what it computed. */
@@ -33,6 +34,13 @@
 
 #define RS_SP_SLOT_BASE 16
 #define RS_SP_GROUP 32u  /* tiles per group = the width of a look-back window */
+/* Windows of 32 group slots the look-back searches for an INC: 4 (128 groups back) for the 256-value sections,
+ * whose tiles in flight span more than 32 groups (at 2^28 with one window, kogge_stone x single_pass took the slow
+ * path nearly every tile: 0.06 x CUB); 1 for the coarsened block, where the search costs registers (1-6 % of its
+ * speed, measured) and one window is enough. The OpenCL twin has the same rule. */
+template <class B> struct rs_sp_windows {
+    static const unsigned value = B::SECTION < 2048 ? 4u : 1u;
+};
 #define RS_SP_AGG 1u     /* slot status: tile aggregate S / group total T */
 #define RS_SP_INC 2u     /* slot status: group inclusive prefix A */
 #define RS_SP_ABSENT 3u  /* window only: a group before -1 (not part of any prefix) */
@@ -110,14 +118,68 @@ template <typename T> __device__ __forceinline__ void rs_sp_put(rs_sp_word_t *sl
     }
 }
 
+/* Status and value of group slot g - 32 (k + 1) + l for lane l of window k (window 0: the 32 groups just before
+ * g; group -1 reads as init with INC, older ones ABSENT), `spins` polls. */
+template <typename T>
+__device__ __forceinline__ unsigned rs_sp_group_poll(rs_sp_word_t *slots, rs_u64 tiles, rs_u64 g, unsigned k,
+                                                     unsigned l, T init, unsigned spins, T *v)
+{
+    const long long gi = (long long)g - (long long)(RS_SP_GROUP * (k + 1)) + l;
+    *v = init;
+    return gi >= 0 ? rs_sp_poll<T>(slots, tiles + (rs_u64)gi, v, spins) : gi == -1 ? RS_SP_INC : RS_SP_ABSENT;
+}
+
+/* Warp 0, when window 0 (the 32 group slots before g) holds totals only, no INC: the tiles in flight span more
+ * than 32 groups, which happens when tiles are short (256 values) or at the start of a large grid. Searches
+ * windows 1 .. WINDOWS - 1 (window k: group g - 32(k+1) + lane) for the newest one with an INC and, if
+ * every slot after that INC is published, folds A(g - 33) = the INC (+) the totals after it, left to right, into
+ * *a (all lanes). The fold reads the slots again: one that has become INC since (statuses only go 0 -> AGG ->
+ * INC) restarts the fold from its value, which gives the same bits, A(m) being A(m-1) (+) T(m). */
+template <typename T, class Op, unsigned WINDOWS>
+__device__ __forceinline__ bool rs_sp_older_windows(rs_sp_word_t *slots, rs_u64 tiles, rs_u64 g, unsigned spins, T init,
+                                                 T *a)
+{
+    const unsigned l = threadIdx.x, all = 0xffffffffu;
+    unsigned found = 0, top = 0;
+    for (unsigned k = 1; k < WINDOWS && !found; ++k) { /* uniform */
+        T v;
+        const unsigned gs = rs_sp_group_poll<T>(slots, tiles, g, k, l, init, spins, &v);
+        const unsigned inc = __ballot_sync(all, gs == RS_SP_INC);
+        const unsigned ready = __ballot_sync(all, gs == RS_SP_INC || gs == RS_SP_AGG);
+        if (inc) {
+            found = k;
+            top = 31u - (unsigned)__clz((int)inc);
+            if ((ready & (all << top)) != (all << top)) return false;
+        } else if (ready != all) {
+            return false;
+        }
+    }
+    if (!found) return false;
+    T acc = init;
+    for (unsigned k = found; k >= 1; --k) {
+        T v;
+        const unsigned gs = rs_sp_group_poll<T>(slots, tiles, g, k, l, init, spins, &v);
+        const bool need = k != found || l >= top;
+        if (__ballot_sync(all, need && gs != RS_SP_INC && gs != RS_SP_AGG)) return false;
+        const unsigned inc = __ballot_sync(all, gs == RS_SP_INC);
+        for (unsigned q = k == found ? top : 0u; q < RS_SP_GROUP; ++q) {
+            const T x = __shfl_sync(all, v, q);
+            acc = (inc >> q) & 1u ? x : Op::combine(acc, x);
+        }
+    }
+    *a = acc;
+    return true;
+}
+
 /* Warp 0: the look-back's common case, in registers (the OpenCL twin does the same folds through local memory:
  * same operands, same order, same bits). Lane l polls tile slot 32g + l (l < p) and then group slot g - 32 + l
  * (group -1 reads as init with INC, older ones ABSENT), `spins` polls each. W = S[32g] (+) ... (+) S[j-1] and
  * A(g-1) = the nearest INC (+) the totals after it are folded left to right from shuffled values, by every lane
- * alike. The last tile of a group publishes T(g) = W (+) S[j] before it reads the group slots (the next group
- * waits for it). Returns true (all lanes) with *w and *a; false if something is missing, and then the tile half
- * of the window is in wst / wv for the slow path. */
-template <typename T, class Op>
+ * alike; a window of totals only continues in older windows (rs_sp_older_windows). The last tile of a group
+ * publishes T(g) = W (+) S[j] before it reads the group slots (the next group waits for it). Returns true (all
+ * lanes) with *w and *a; false if something is missing, and then the tile half of the window is in wst / wv for
+ * the slow path. */
+template <typename T, class Op, unsigned WINDOWS>
 __device__ __forceinline__ bool rs_sp_warp_lookback(rs_sp_word_t *slots, rs_u64 tiles, rs_u64 g, unsigned p, T own,
                                                     bool has_next, T own_next, unsigned spins, T init, unsigned *wst,
                                                     T *wv, T *w, T *a)
@@ -137,22 +199,20 @@ __device__ __forceinline__ bool rs_sp_warp_lookback(rs_sp_word_t *slots, rs_u64 
         if (has_next && p == RS_SP_GROUP - 2 && l == 0) /* p > 0 here, so W(j + 1) = W(j) (+) S[j] */
             rs_sp_put<T>(slots, tiles + g, RS_SP_AGG, Op::combine(Op::combine(acc, own), own_next));
         *w = acc;
-        const long long gi = (long long)g - (long long)RS_SP_GROUP + l;
-        T gv = init;
-        const unsigned gs = gi >= 0 ? rs_sp_poll<T>(slots, tiles + (rs_u64)gi, &gv, spins)
-                                    : gi == -1 ? RS_SP_INC : RS_SP_ABSENT;
+        T gv;
+        const unsigned gs = rs_sp_group_poll<T>(slots, tiles, g, 0, l, init, spins, &gv);
         const unsigned inc = __ballot_sync(all, gs == RS_SP_INC);
         const unsigned ready = __ballot_sync(all, gs == RS_SP_INC || gs == RS_SP_AGG);
         const unsigned top = inc ? 31u - (unsigned)__clz((int)inc) : 0u; /* the nearest INC */
         const unsigned need = all << top;                              /* it and every group after it */
-        ok = inc != 0 && (ready & need) == need;
+        T acc_a = init;
+        ok = (ready & need) == need && (inc || (WINDOWS > 1 && rs_sp_older_windows<T, Op, WINDOWS>(slots, tiles, g, spins, init, &acc_a)));
         if (ok) {
-            T acc_a = init;
 #pragma unroll
             for (unsigned q = 0; q < RS_SP_GROUP; ++q) {
                 const T x = __shfl_sync(all, gv, q);
-                if (q == top) acc_a = x;
-                else if (q > top) acc_a = Op::combine(acc_a, x);
+                if (inc && q == top) acc_a = x;
+                else if (q > top || !inc) acc_a = Op::combine(acc_a, x);
             }
             *a = acc_a;
         }
@@ -262,8 +322,16 @@ __device__ T rs_sp_reduce_tile(const X *in, T *r, rs_u64 tile, rs_u64 n, unsigne
  * sections before it scans either (twice the bytes in flight), publishes both aggregates, and does one look-back
  * for tile j; tile j + 1's prefix follows without another: W(j + 1) = W(j) (+) S[j] (S[j] alone when j opens its
  * group), the same left fold the look-back would compute, so the bits are those of PER = 1. */
+/* Blocks per SM ptxas compiles for: 8 (every thread slot) for 4-byte T with min / max, or with a 256-value block
+ * (whose look-back searches 4 windows), which otherwise took 38-40 registers and so 6 blocks (float32 max at 2^28,
+ * H100: 0.81 -> 0.92 x CUB); 0 (ptxas's choice: 32 registers, no spills) for the coarsened sums. */
+template <class B, typename T, class Op> struct rs_sp_min_blocks {
+    static const int value =
+        sizeof(T) == 4 && (Op::code == RS_MIN || Op::code == RS_MAX || rs_sp_windows<B>::value > 1) ? 8 : 0;
+};
+
 template <class B, typename X, typename T, class Op, unsigned PER>
-__global__ void __launch_bounds__(RS_GROUP) scan_single_pass(const X *in, T *out, rs_sp_word_t *flags, rs_u64 n,
+__global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value)) scan_single_pass(const X *in, T *out, rs_sp_word_t *flags, rs_u64 n,
                                                              int exclusive, T init, unsigned spins, int inplace)
 {
     __shared__ __align__(16) T s[PER][B::SECTION];
@@ -298,7 +366,7 @@ __global__ void __launch_bounds__(RS_GROUP) scan_single_pass(const X *in, T *out
                 rs_sp_put<T>(slots, j, RS_SP_AGG, own);
                 if (two) rs_sp_put<T>(slots, j + 1, RS_SP_AGG, own_next);
             }
-            const bool ok = rs_sp_warp_lookback<T, Op>(slots, tiles, g, p, own, two, own_next, spins, init, wst, wv,
+            const bool ok = rs_sp_warp_lookback<T, Op, rs_sp_windows<B>::value>(slots, tiles, g, p, own, two, own_next, spins, init, wst, wv,
                                                        &w, &a);
             if (t == 0) ok_l = ok;
         }
