@@ -55,6 +55,7 @@
 #define RS_SP_FOLD_FAIL 0  /* rs_sp_fold_groups: a total is missing (or no INC in all windows) */
 #define RS_SP_FOLD_OK 1    /* A(g-1) folded */
 #define RS_SP_FOLD_MORE 2  /* every slot read so far is a total: read the next (older) window */
+#define RS_SP_FOLD_WAIT 3  /* every window holds totals only: read window 0 again (the chain lags) */
 #define RS_SP_AGG 1u       /* slot status: tile aggregate S / group total T */
 #define RS_SP_INC 2u       /* slot status: group inclusive prefix A */
 #define RS_SP_ABSENT 3u    /* window only: a group before -1 (not part of any prefix) */
@@ -152,7 +153,8 @@ inline int rs_sp_fold_tiles(__local const uint *wst, __local const T *wv, uint p
 }
 
 /* Work-item 0: A(g-1) from the `windows` newest windows of the group half: the nearest INC, then the totals after
- * it, left to right. RS_SP_FOLD_MORE if all of them are totals and an older window is left to read. */
+ * it, left to right. If all of them are totals: RS_SP_FOLD_MORE while an older window is left to read, then
+ * RS_SP_FOLD_WAIT. */
 inline int rs_sp_fold_groups(__local const uint *wst, __local const T *wv, uint windows, T *a)
 {
     const int low = (int)(RS_SP_BACK - RS_SP_GROUP * windows);
@@ -162,7 +164,7 @@ inline int rs_sp_fold_groups(__local const uint *wst, __local const T *wv, uint 
         if (s == RS_SP_INC) break;
         if (s != RS_SP_AGG) return RS_SP_FOLD_FAIL;
     }
-    if (q < low) return windows < RS_SP_WINDOWS ? RS_SP_FOLD_MORE : RS_SP_FOLD_FAIL;
+    if (q < low) return windows < RS_SP_WINDOWS ? RS_SP_FOLD_MORE : RS_SP_FOLD_WAIT;
     T acc = wv[RS_SP_GROUP + q];
     for (++q; q < (int)RS_SP_BACK; ++q) acc = rs_combine(acc, wv[RS_SP_GROUP + q]);
     *a = acc;
@@ -325,6 +327,14 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
                 rs_sp_fill(wst, wv, slots, tiles, g, p, 0, k, spins, init);                                          \
                 barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
                 if (t == 0) fold_l = rs_sp_fold_groups(wst, wv, k + 1, &a);                                          \
+                barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
+            }                                                                                                        \
+            /* totals only in every window: the chain of inclusive prefixes lags the tiles in flight; read window 0  \
+             * again, up to `spins` times, rather than take the item-by-item slow path (the CUDA twin says why) */    \
+            for (uint r = 0; fold_l == RS_SP_FOLD_WAIT && r < spins; ++r) {                                          \
+                rs_sp_fill(wst, wv, slots, tiles, g, p, 0, 0u, 1u, init);                                            \
+                barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
+                if (t == 0) fold_l = rs_sp_fold_groups(wst, wv, RS_SP_WINDOWS, &a);                                  \
                 barrier(CLK_LOCAL_MEM_FENCE);                                                                        \
             }                                                                                                        \
             for (uint q = 0; q < (fold_l == RS_SP_FOLD_OK ? 0u : 1u); ++q) {                                         \
