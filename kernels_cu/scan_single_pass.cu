@@ -16,10 +16,11 @@
  * S[i]), group g at slot tiles + g (AGG: T(g), later INC: A(g)); a slot is one word status << 32 | value bits, two
  * words for 64-bit T (a reader accepts equal statuses only: each (slot, status) has one value). Look-back: the
  * lanes of warp 0 poll the tile slots of the block's own group and the 32 group slots before it (and older
- * windows of 32, up to 128 groups, for the 256-value blocks: rs_sp_windows), `spins` polls
- * each, and fold with shuffles (the OpenCL twin: work-items 0..63 and work-item 0 through local memory). Anything missing after that goes to thread 0's slow path, which polls item by item and,
- * where a value still is not there, has the whole block reduce the tile from the input (the decoupled fallback)
- * or fold a group total from its tiles, and publishes what it computed. */
+ * windows of 32, up to 128 groups, for the 256-value blocks: rs_sp_windows), `spins` polls each, and fold with
+ * shuffles (the OpenCL twin: work-items 0..63 and work-item 0 through local memory); a window of totals only
+ * waits for the chain to reach it. Anything missing after that goes to thread 0's slow path, which polls item by
+ * item and, where a value still is not there, has the whole block reduce the tile from the input (the decoupled
+ * fallback) or fold a group total from its tiles, and publishes what it computed. */
 #include <string.h>
 
 #include <cuda/atomic>
@@ -344,8 +345,9 @@ template <class B, typename T, class Op> struct rs_sp_min_blocks {
 };
 
 template <class B, typename X, typename T, class Op, unsigned PER>
-__global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value)) scan_single_pass(const X *in, T *out, rs_sp_word_t *flags, rs_u64 n,
-                                                             int exclusive, T init, unsigned spins, int inplace)
+__global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
+    scan_single_pass(const X *in, T *out, rs_sp_word_t *flags, rs_u64 n, int exclusive, T init, unsigned spins,
+                     int inplace)
 {
     __shared__ __align__(16) T s[PER][B::SECTION];
     __shared__ __align__(16) T aux[B::AUX];
@@ -379,8 +381,9 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
                 rs_sp_put<T>(slots, j, RS_SP_AGG, own);
                 if (two) rs_sp_put<T>(slots, j + 1, RS_SP_AGG, own_next);
             }
-            const bool ok = rs_sp_warp_lookback<T, Op, rs_sp_windows<B>::value>(slots, tiles, g, p, own, two, own_next, spins, init, wst, wv,
-                                                       &w, &a);
+            const bool ok = rs_sp_warp_lookback<T, Op, rs_sp_windows<B>::value>(slots, tiles, g, p, own, two,
+                                                                                 own_next, spins, init, wst, wv,
+                                                                                 &w, &a);
             if (t == 0) ok_l = ok;
         }
         __syncthreads();
