@@ -657,3 +657,19 @@ void h_gen_ties(h_rng *r, redscan_dtype dt, void *dst, size_t n)
         ref_store(dt, dst, i, v);
     }
 }
+
+char *h_env_swap(const char *var, const char *value)
+{
+    const char *old = getenv(var);
+    char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
+    if (value) setenv(var, value, 1);
+    else unsetenv(var);
+    return saved;
+}
+
+void h_env_restore(const char *var, char *saved)
+{
+    if (saved) setenv(var, saved, 1);
+    else unsetenv(var);
+    free(saved);
+}

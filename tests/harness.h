@@ -159,6 +159,11 @@ const char *h_grid_str(redscan_grid_scan g);
 int h_has_word(const char *text, const char *word);
 int h_names_any(const char *text, const char *keywords);
 
+/* Sets the environment variable var to value (NULL: unsets it) and returns its previous value (malloc'd, or NULL if
+ * it was unset); h_env_restore puts that back and frees it. For tests that change a knob around a few cases. */
+char *h_env_swap(const char *var, const char *value);
+void h_env_restore(const char *var, char *saved);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,7 +7,6 @@
  * With a single path there is nothing to compare: the test is skipped (77) and says so, unless
  * REDSCAN_PARITY_MIN_PATHS=n asks for at least n paths (scripts/test.sh's Intel pass: 2, PoCL and Intel's runtime),
  * when fewer is a failure. */
-#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,43 +32,25 @@ static void add_path(redscan_ctx *ctx, const char *what)
     npaths++;
 }
 
-/* Sets var to value (NULL: unsets it) and returns its previous value (malloc'd, or NULL if it was unset). */
-static char *swap_env(const char *var, const char *value)
-{
-    const char *old = getenv(var);
-    char *saved = old ? strdup(old) : NULL;
-    if (value) setenv(var, value, 1);
-    else unsetenv(var);
-    return saved;
-}
-
-/* Puts back what swap_env returned, and frees it. */
-static void restore_env(const char *var, char *saved)
-{
-    if (saved) setenv(var, saved, 1);
-    else unsetenv(var);
-    free(saved);
-}
-
 /* Opens a context on another path. The program cache that REDSCAN_TEST_PROGRAM_CACHE=1 turned on is for the device
  * under test (h_ctx: scripts/test.sh's Intel pass, whose runtime keeps no compiled programs); the other paths build
  * from source as in the rest of the suite (on PoCL, writing an entry costs a compilation of every kernel of the
  * program, docs/CACHE.md). */
 static redscan_ctx *open_other(redscan_backend backend)
 {
-    char *cache = h_program_cache_forced() ? swap_env("REDSCAN_CACHE", "0") : NULL;
+    char *cache = h_program_cache_forced() ? h_env_swap("REDSCAN_CACHE", "0") : NULL;
     redscan_ctx *ctx = NULL;
     if (redscan_create(&ctx, backend) != REDSCAN_OK) ctx = NULL;
-    if (h_program_cache_forced()) restore_env("REDSCAN_CACHE", cache);
+    if (h_program_cache_forced()) h_env_restore("REDSCAN_CACHE", cache);
     return ctx;
 }
 
 /* Opens an OpenCL context on REDSCAN_OPENCL_DEVICE=sel (restored afterwards). */
 static redscan_ctx *open_opencl(const char *sel)
 {
-    char *saved = swap_env("REDSCAN_OPENCL_DEVICE", sel);
+    char *saved = h_env_swap("REDSCAN_OPENCL_DEVICE", sel);
     redscan_ctx *ctx = open_other(REDSCAN_BACKEND_OPENCL);
-    restore_env("REDSCAN_OPENCL_DEVICE", saved);
+    h_env_restore("REDSCAN_OPENCL_DEVICE", saved);
     return ctx;
 }
 

@@ -591,23 +591,6 @@ static void widening_overflow(void)
     }
 }
 
-/* Set or (value NULL) unset an environment variable; returns a copy of its old value (NULL: unset). */
-static char *env_swap(const char *var, const char *value)
-{
-    const char *old = getenv(var);
-    char *saved = old ? strcpy((char *)h_malloc(strlen(old) + 1), old) : NULL;
-    if (value) setenv(var, value, 1);
-    else unsetenv(var);
-    return saved;
-}
-
-static void env_restore(const char *var, char *saved)
-{
-    if (saved) setenv(var, saved, 1);
-    else unsetenv(var);
-    free(saved);
-}
-
 /* The single_pass decoupled fallback, forced: REDSCAN_SINGLE_PASS_SPINS=0 (a waiting group never polls: it
  * computes every B value of its prefix from the input, tile reductions by the whole group) and =1 (one poll, so
  * published and computed values mix); each with one tile per ticket and with two (REDSCAN_SINGLE_PASS_TILES, which
@@ -624,8 +607,8 @@ static void single_pass_fallback(void)
                  {"0", "2", " (fallback spins=0, 2 tiles per ticket)"},
                  {"1", "2", " (fallback spins=1, 2 tiles per ticket)"},
                  {NULL, "2", " (2 tiles per ticket)"}};
-    char *saved_spins = env_swap("REDSCAN_SINGLE_PASS_SPINS", NULL);
-    char *saved_tiles = env_swap("REDSCAN_SINGLE_PASS_TILES", NULL);
+    char *saved_spins = h_env_swap("REDSCAN_SINGLE_PASS_SPINS", NULL);
+    char *saved_tiles = h_env_swap("REDSCAN_SINGLE_PASS_TILES", NULL);
     for (unsigned si = 0; si < sizeof modes / sizeof modes[0]; si++) {
         if (modes[si].spins) setenv("REDSCAN_SINGLE_PASS_SPINS", modes[si].spins, 1);
         else unsetenv("REDSCAN_SINGLE_PASS_SPINS");
@@ -659,8 +642,8 @@ static void single_pass_fallback(void)
         }
     }
     g_note = "";
-    env_restore("REDSCAN_SINGLE_PASS_SPINS", saved_spins);
-    env_restore("REDSCAN_SINGLE_PASS_TILES", saved_tiles);
+    h_env_restore("REDSCAN_SINGLE_PASS_SPINS", saved_spins);
+    h_env_restore("REDSCAN_SINGLE_PASS_TILES", saved_tiles);
 }
 
 /* n = 0 does nothing: the output keeps its bytes. */
