@@ -437,7 +437,7 @@ template <class F> static cudaError_t rs_sp_dispatch_block(int block, F f)
     case 1: return f(rs_block_ks());
     case 2: return f(rs_block_ksdb());
     case 3: return f(rs_block_bk());
-    case 4: return f(rs_block_coarse());
+    case 4: return f(rs_block_coarse_sp()); /* scan_coarsened.cuh: the one-warp phase 2 */
     }
     return cudaErrorInvalidValue;
 }
