@@ -775,7 +775,7 @@ static void error_cases(void)
 
     refused_null(redscan_argmax_async(NULL, REDSCAN_INT32, in, EN, idx, val), "argmax_async ctx NULL");
     refused(redscan_argmax_async(h_ctx, (redscan_dtype)0, in, EN, idx, val), "argmax_async dtype 0");
-    refused(redscan_argmin_async(h_ctx, (redscan_dtype)7, in, EN, idx, val), "argmin_async dtype 7");
+    refused(redscan_argmin_async(h_ctx, (redscan_dtype)13, in, EN, idx, val), "argmin_async dtype 13");
     refused(redscan_argmax_async(h_ctx, REDSCAN_INT32, NULL, EN, idx, val), "argmax_async in NULL");
     refused(redscan_argmin_async(h_ctx, REDSCAN_INT32, in, 0, idx, val), "argmin_async n = 0");
     refused(redscan_argmax_async(h_ctx, REDSCAN_INT32, in, EN + 1, idx, val), "argmax_async n past the input");

@@ -702,7 +702,7 @@ static void bad_call(worker *w, h_rng *r, unsigned ci)
     case 2: what = "reduce_host_ex(desc=NULL)", kw = "desc"; st = redscan_reduce_host_ex(c, NULL, x, EN, hres); break;
     case 3: what = "reduce_ex(op 99)", kw = "op|desc->op"; rd.op = (redscan_op)99; st = redscan_reduce_ex(c, &rd, in, EN, hres); break;
     case 4: what = "reduce_host_ex(dtype 0)", kw = "dtype|desc->dtype"; rd.dtype = (redscan_dtype)0; st = redscan_reduce_host_ex(c, &rd, x, EN, hres); break;
-    case 5: what = "reduce(dtype 7)", kw = "dtype"; st = redscan_reduce(c, REDSCAN_SUM, (redscan_dtype)7, in, EN, hres); break;
+    case 5: what = "reduce(dtype 13)", kw = "dtype"; st = redscan_reduce(c, REDSCAN_SUM, (redscan_dtype)13, in, EN, hres); break;
     case 6: what = "reduce_ex(int32 -> uint64)", kw = "out_dtype|desc->out_dtype"; rd.out_dtype = REDSCAN_UINT64; st = redscan_reduce_ex(c, &rd, in, EN, hres); break;
     case 7: what = "reduce_ex(algo 99)", kw = "algo|desc->algo"; rd.algo = (redscan_reduce_algo)99; st = redscan_reduce_ex(c, &rd, in, EN, hres); break;
     case 8: what = "reduce_host_ex(flags 1)", kw = "flags|desc->flags"; rd.flags = 1; st = redscan_reduce_host_ex(c, &rd, x, EN, hres); break;

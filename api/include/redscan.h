@@ -51,7 +51,16 @@ typedef enum {
     REDSCAN_INT64,
     REDSCAN_UINT64,
     REDSCAN_FLOAT32,
-    REDSCAN_FLOAT64
+    REDSCAN_FLOAT64,
+    /* Narrow types (docs/SEMANTICS.md, "Narrow types"): integers combine in their own width with wrap-around
+     * unless out_dtype widens them; FLOAT16 (IEEE binary16) and BFLOAT16 (the high half of a float32) combine in
+     * float32 and are rounded to nearest even once, when stored in a narrow output. */
+    REDSCAN_INT8,
+    REDSCAN_UINT8,
+    REDSCAN_INT16,
+    REDSCAN_UINT16,
+    REDSCAN_FLOAT16,
+    REDSCAN_BFLOAT16
 } redscan_dtype;
 
 typedef enum { REDSCAN_SUM = 0, REDSCAN_PROD, REDSCAN_MIN, REDSCAN_MAX } redscan_op;

@@ -14,6 +14,10 @@ extern "C" {
 
 /* Largest scalar any dtype needs; used for identities, init values and results. */
 typedef union {
+    int8_t i8;
+    uint8_t u8;
+    int16_t i16;
+    uint16_t u16; /* float16 and bfloat16 too: their bits */
     int32_t i32;
     uint32_t u32;
     int64_t i64;
@@ -150,8 +154,23 @@ void rs_clear_error(redscan_ctx *ctx);
 rs_scalar rs_identity(redscan_op op, redscan_dtype dtype);
 /* What a reduction of nothing returns: the identity of op, except +0 (not -0.0) for sums. */
 rs_scalar rs_empty_result(redscan_op op, redscan_dtype dtype);
-/* The widening accepted for dtype (INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64), 0 if none. */
+/* The 64-bit widening of dtype (INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64; int8/int16 -> INT64,
+ * uint8/uint16 -> UINT64, float16/bfloat16 -> FLOAT64), 0 if none. */
 redscan_dtype rs_widening_of(redscan_dtype dtype);
+
+/* narrow.c: the narrow types (docs/SEMANTICS.md, "Narrow types"). */
+int rs_dtype_is_narrow(redscan_dtype dtype);
+/* The dtype a type is combined in: INT32 for int8/int16, UINT32 for uint8/uint16, FLOAT32 for float16/bfloat16;
+ * every other type itself. */
+redscan_dtype rs_compute_dtype(redscan_dtype dtype);
+/* out_dtype is an accepted widening of dtype (not dtype itself): rs_widening_of, and for a narrow type also the
+ * 32-bit type of its kind. */
+int rs_widening_ok(redscan_dtype dtype, redscan_dtype out_dtype);
+/* Bit-exact conversions, round to nearest even; NaNs stay NaN and keep the payload bits that fit. */
+float rs_half_to_float(uint16_t h);
+uint16_t rs_float_to_half(float f);
+float rs_bfloat16_to_float(uint16_t b);
+uint16_t rs_float_to_bfloat16(float f);
 
 /* profile.c: device timing around a backend operation. rs_time_forget at the entry of every operation;
  * rs_time_begin / rs_time_end around its backend call (end returns st, or the timing's own failure). Both do nothing
