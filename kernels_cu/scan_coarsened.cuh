@@ -52,10 +52,10 @@ template <class Op, typename T> __device__ __forceinline__ void rs_kogge_stone_2
 
 /* Which (type, op) take the one-warp phase 2 (in the single-pass kernel only, rs_block_coarse_sp): sums, and
  * min / max of 4-byte integers. Float min / max and 8-byte min / max keep the barrier steps: their NaN tests and
- * wider values need registers that the warp's 8 rows then take from the rest of the kernel; on the H100
- * (docs/PERFORMANCE.md, "H100, 2026-11-24 (third session)", item 1) single_pass float32 max fell from 0.91-0.94 to 0.75 x CUB at 2^28
- * and float64 max from 0.92 to 0.68 with it, where float32 sum rose from 0.88-0.89 to 0.93-0.95 and int64 sum
- * from 0.82 to 0.88-0.90. prod is not measured, so it keeps the barrier steps. */
+ * wider values need registers that the warp's 8 rows then take from the rest of the kernel. On the H100
+ * (docs/PERFORMANCE.md, "H100, 2026-11-24 (third session)", item 1) single_pass float32 max fell from 0.91-0.94
+ * to 0.75 x CUB at 2^28 and float64 max from 0.92 to 0.68 with it, where float32 sum rose from 0.88-0.89 to
+ * 0.93-0.95 and int64 sum from 0.82 to 0.88-0.90. prod is not measured, so it keeps the barrier steps. */
 template <typename T, class Op> struct rs_coarse_phase2_in_warp {
     static const bool value = Op::code == RS_SUM || ((Op::code == RS_MIN || Op::code == RS_MAX) &&
                                                      !rs_type_info<T>::is_float && sizeof(T) == 4);
