@@ -100,6 +100,7 @@ static void *rs_ocl_native(redscan_ctx *ctx, redscan_native what)
 
 const rs_backend_ops rs_opencl_backend = {
     .name = "opencl",
+    .narrow_types = 1, /* kernels_cl/common.clh: IN_T / T / OUT_T of the narrow types */
     .init = rs_ocl_init,
     .shutdown = rs_ocl_shutdown,
     .probe = rs_ocl_probe,

@@ -57,7 +57,10 @@ char *rs_ocl_family_source(rs_ocl_family family);
 
 /* Whether a program has the kernels that read T (names ending in _t): only for a widening. Otherwise those passes
  * run the _in kernel, the same code when IN_T is T (RS_T_KERNELS, kernels_cl/common.clh). */
-static inline int rs_ocl_has_t_kernels(redscan_dtype dtype, redscan_dtype out_dtype) { return dtype != out_dtype; }
+static inline int rs_ocl_has_t_kernels(redscan_dtype dtype, redscan_dtype out_dtype)
+{
+    return dtype != out_dtype || rs_dtype_is_narrow(dtype); /* a narrow input is never T */
+}
 
 /* One built program: the kernels of one family for one (input dtype, output dtype, op). */
 typedef struct rs_ocl_program {

@@ -178,7 +178,9 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
         cpu ? rs_reduce_pass_cpu : rs_reduce_pass;
     cl_kernel k_in = NULL, k_t = NULL;
     cl_mem part[2] = {NULL, NULL};
-    const size_t tsize = redscan_dtype_size(req->out_dtype);
+    /* T: the type the kernels combine in; a narrow output (OUT_T) is stored from it by reduce_store_out */
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const int narrow = rs_dtype_is_narrow(req->out_dtype);
     size_t bytes[2];
     rs_reduce_sizes(info, n, tsize, bytes);
 
@@ -197,13 +199,25 @@ redscan_status rs_ocl_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *i
     while (st == REDSCAN_OK) {
         const uint64_t outs = rs_div_up(count, info->tile);
         const int last = outs == 1;
-        const cl_mem dst = last ? (cl_mem)out : part[cur == 0 ? 1 : 0];
-        const cl_ulong off = last ? (cl_ulong)(out_offset / tsize) : 0;
+        const int direct = last && !narrow;
+        const cl_mem dst = direct ? (cl_mem)out : part[cur == 0 ? 1 : 0];
+        const cl_ulong off = direct ? (cl_ulong)(out_offset / tsize) : 0;
         st = cur < 0 ? pass(ctx, k_in, (cl_mem)in, count, dst, off, info->tile, name_in)
                      : pass(ctx, k_t, part[cur], count, dst, off, info->tile, name_t);
         if (st != REDSCAN_OK || last) break;
         cur = cur == 0 ? 1 : 0;
         count = outs;
+    }
+    if (st == REDSCAN_OK && narrow) { /* the value the last pass left in scratch, rounded once into the output */
+        cl_kernel k_store = NULL;
+        const cl_mem src = part[cur == 0 ? 1 : 0], dst = (cl_mem)out;
+        const cl_ulong off = (cl_ulong)(out_offset / redscan_dtype_size(req->out_dtype));
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof off};
+        const void *values[] = {&src, &dst, &off};
+        st = rs_ocl_kernel(ctx, program, "reduce_store_out", &k_store);
+        if (st == REDSCAN_OK) st = rs_set_args(ctx, k_store, "reduce_store_out", 3, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch_items(ctx, k_store, 1, "reduce_store_out");
+        if (k_store) clReleaseKernel(k_store);
     }
 done:
     for (int i = 0; i < 2; i++)
@@ -403,7 +417,7 @@ void rs_ocl_select_reserve(const rs_ocl *o, redscan_dtype dtype, uint64_t n, siz
     size_t bytes[4];
     const redscan_dtype wide = rs_widening_of(dtype);
     for (size_t i = 0; i < sizeof rs_reduce_algos / sizeof rs_reduce_algos[0]; i++) {
-        rs_reduce_sizes(&rs_reduce_algos[i], n, redscan_dtype_size(dtype), bytes);
+        rs_reduce_sizes(&rs_reduce_algos[i], n, redscan_dtype_size(rs_compute_dtype(dtype)), bytes);
         rs_need(need, bytes, 2);
         if (wide) {
             rs_reduce_sizes(&rs_reduce_algos[i], n, redscan_dtype_size(wide), bytes);

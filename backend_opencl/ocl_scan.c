@@ -94,10 +94,8 @@ static void rs_scan_pick(rs_ocl *o, const rs_scan_req *req, redscan_block_scan *
         *grid = cpu_device && !*cpu_shape ? REDSCAN_GRID_HIERARCHICAL : REDSCAN_GRID_REDUCE_THEN_SCAN;
 }
 
-static size_t rs_scan_dtype_size(redscan_dtype d)
-{
-    return (d == REDSCAN_INT32 || d == REDSCAN_UINT32 || d == REDSCAN_FLOAT32) ? 4 : 8;
-}
+/* The size of T, the type the kernels combine in (a narrow output's is 4 bytes). */
+static size_t rs_scan_dtype_size(redscan_dtype d) { return redscan_dtype_size(rs_compute_dtype(d)); }
 
 static uint64_t rs_div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
@@ -282,7 +280,9 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
     } else if (n <= r.blk->section) {
         st = rs_scan_kernel(&r, "scan_sections_in_", r.blk->sfx, &k_in);
         if (st == REDSCAN_OK) st = rs_scan_sections(&r, k_in, in_mem, out_mem, out_mem, n, req->exclusive, 1);
-    } else if (grid == REDSCAN_GRID_HIERARCHICAL) {
+    } else if (grid == REDSCAN_GRID_HIERARCHICAL && !rs_dtype_is_narrow(req->out_dtype)) {
+        /* A narrow output takes the reduce-then-scan kernels below instead: hierarchical's last pass would read
+         * the rounded output back, and the two grids give the same bits for the same block (docs/ALGORITHMS.md). */
         st = rs_scan_levels(&r, n);
         if (st == REDSCAN_OK) st = rs_scan_kernel(&r, "scan_sections_in_", r.blk->sfx, &k_in);
         if (st == REDSCAN_OK)

@@ -42,10 +42,8 @@ int rs_ocl_single_pass_available(const rs_ocl *o)
     return rs_sp_has_extension(o, "cl_khr_int64_base_atomics");
 }
 
-static size_t rs_sp_dtype_size(redscan_dtype d)
-{
-    return (d == REDSCAN_INT32 || d == REDSCAN_UINT32 || d == REDSCAN_FLOAT32) ? 4 : 8;
-}
+/* The size of T, the type the kernel combines in (a narrow output's is 4 bytes). */
+static size_t rs_sp_dtype_size(redscan_dtype d) { return redscan_dtype_size(rs_compute_dtype(d)); }
 
 size_t rs_ocl_single_pass_bytes(redscan_dtype out_dtype, uint64_t section, uint64_t n)
 {

@@ -32,16 +32,16 @@
                 for (uint k = 0; k < RS_COARSE_K; k++) {                                         \
                     const RS_VEC4(X) v = vload4(                                                 \
                         (base + k * RS_GROUP * RS_COARSE_V) / RS_COARSE_V + t, in);              \
-                    acc = rs_combine(acc, (T)v.s0);                                              \
-                    acc = rs_combine(acc, (T)v.s1);                                              \
-                    acc = rs_combine(acc, (T)v.s2);                                              \
-                    acc = rs_combine(acc, (T)v.s3);                                              \
+                    acc = rs_combine(acc, RS_CVT_##X(v.s0));                                     \
+                    acc = rs_combine(acc, RS_CVT_##X(v.s1));                                     \
+                    acc = rs_combine(acc, RS_CVT_##X(v.s2));                                     \
+                    acc = rs_combine(acc, RS_CVT_##X(v.s3));                                     \
                 }                                                                                \
             } else {                                                                             \
                 for (uint k = 0; k < RS_COARSE_K; k++) {                                         \
                     for (uint v = 0; v < RS_COARSE_V; v++) {                                     \
                         const ulong i = base + k * RS_GROUP * RS_COARSE_V + t * RS_COARSE_V + v; \
-                        acc = rs_combine(acc, i < n ? RS_LOAD(in, i) : IDENTITY);                \
+                        acc = rs_combine(acc, i < n ? RS_CVT_##X(in[i]) : IDENTITY);             \
                     }                                                                            \
                 }                                                                                \
             }                                                                                    \
@@ -84,7 +84,7 @@ static inline T rs_cpu_tree_seq(T16 *acc)
     return l[0];
 }
 
-#define RS_COARSENED_CPU_KERNEL(NAME, X, XU)                                                                        \
+#define RS_COARSENED_CPU_KERNEL(NAME, X, XU, CVT16)                                                                 \
     kernel __attribute__((reqd_work_group_size(1, 1, 1))) void NAME(global const X *in, ulong n,                   \
                                                                      global T *partials, ulong per, ulong out_off) \
     {                                                                                                              \
@@ -103,10 +103,10 @@ static inline T rs_cpu_tree_seq(T16 *acc)
                         global const XU *r = (global const XU *)p + 4 * q;                                         \
                         const RS_CAT2(X, 16) a = r[0], b = r[1], c = r[2], d = r[3];                               \
                         T16 x = acc[q];                                                                            \
-                        x = rs_combine16(x, rs_t16((RS_CAT2(X, 16))(a.s048c, b.s048c, c.s048c, d.s048c)));         \
-                        x = rs_combine16(x, rs_t16((RS_CAT2(X, 16))(a.s159d, b.s159d, c.s159d, d.s159d)));         \
-                        x = rs_combine16(x, rs_t16((RS_CAT2(X, 16))(a.s26ae, b.s26ae, c.s26ae, d.s26ae)));         \
-                        x = rs_combine16(x, rs_t16((RS_CAT2(X, 16))(a.s37bf, b.s37bf, c.s37bf, d.s37bf)));         \
+                        x = rs_combine16(x, CVT16((RS_CAT2(X, 16))(a.s048c, b.s048c, c.s048c, d.s048c)));          \
+                        x = rs_combine16(x, CVT16((RS_CAT2(X, 16))(a.s159d, b.s159d, c.s159d, d.s159d)));          \
+                        x = rs_combine16(x, CVT16((RS_CAT2(X, 16))(a.s26ae, b.s26ae, c.s26ae, d.s26ae)));          \
+                        x = rs_combine16(x, CVT16((RS_CAT2(X, 16))(a.s37bf, b.s37bf, c.s37bf, d.s37bf)));          \
                         acc[q] = x;                                                                                \
                     }                                                                                              \
                 }                                                                                                  \
@@ -117,7 +117,7 @@ static inline T rs_cpu_tree_seq(T16 *acc)
                     for (uint k = 0; k < RS_COARSE_K; k++)                                                         \
                         for (uint v = 0; v < RS_COARSE_V; v++) {                                                   \
                             const ulong i = base + k * RS_GROUP * RS_COARSE_V + t * RS_COARSE_V + v;               \
-                            a = rs_combine(a, i < n ? RS_LOAD(in, i) : IDENTITY);                                  \
+                            a = rs_combine(a, i < n ? RS_CVT_##X(in[i]) : IDENTITY);                               \
                         }                                                                                          \
                     lanes[t] = a;                                                                                  \
                 }                                                                                                  \
@@ -128,8 +128,8 @@ static inline T rs_cpu_tree_seq(T16 *acc)
         }                                                                                                          \
     }
 
-RS_COARSENED_CPU_KERNEL(reduce_coarsened_cpu_in, IN_T, rs_in16_u)
+RS_COARSENED_CPU_KERNEL(reduce_coarsened_cpu_in, IN_T, rs_in16_u, rs_in16_t16)
 #if RS_T_KERNELS
-RS_COARSENED_CPU_KERNEL(reduce_coarsened_cpu_t, T, rs_t16_u)
+RS_COARSENED_CPU_KERNEL(reduce_coarsened_cpu_t, T, rs_t16_u, rs_t16)
 #endif
 #endif /* RS_SHAPE_CPU */

@@ -25,7 +25,7 @@ inline void rs_tree_interleaved(local T *l, uint t)
         const ulong ntiles = (n + RS_INTERLEAVED_TILE - 1) / RS_INTERLEAVED_TILE;                \
         for (ulong tile = get_group_id(0); tile < ntiles; tile += get_num_groups(0)) {           \
             const ulong i = tile * RS_INTERLEAVED_TILE + t;                                      \
-            l[t] = i < n ? RS_LOAD(in, i) : IDENTITY;                                            \
+            l[t] = i < n ? RS_CVT_##X(in[i]) : IDENTITY;                                         \
             rs_tree_interleaved(l, t);                                                           \
             if (t == 0) partials[tile] = RS_OUT(l[0]);                                           \
             barrier(CLK_LOCAL_MEM_FENCE); /* work-item 0 may still read l[128] */ \

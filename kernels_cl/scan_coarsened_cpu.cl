@@ -4,7 +4,7 @@
  *
  *   tile_reduce_cpu_in_coarse(global const IN_T *in, global T *totals, ulong n, ulong per)
  *       totals[j] = the total of section j: the bits of tile_reduce_in_coarse (scan_grid.cl).
- *   scan_tile_seeded_cpu_in_coarse(global const IN_T *in, global T *out, global const T *carry, ulong n,
+ *   scan_tile_seeded_cpu_in_coarse(global const IN_T *in, global OUT_T *out, global const T *carry, ulong n,
  *                                  int exclusive, T seed, int use_seed, ulong per)
  *       out = carry[j] (+) L for section j: the bits of scan_tile_seeded_in_coarse; with use_seed, seed stands
  *       for carry[j] (the one-section case, the bits of scan_sections_in_coarse with seeded = 1).
@@ -25,6 +25,11 @@
 #define RS_CPU_CHUNK 128                                   /* values of 16 lanes: 16 x RS_COARSE_ITEMS */
 #define RS_CPU_CHUNKS (RS_SECTION_COARSE / RS_CPU_CHUNK)   /* 16: lane vectors per section */
 #define RS_CPU_SECTION_VECS (RS_SECTION_COARSE / 16)       /* 128 */
+#if RS_NARROW_OUT
+#define RS_CPU_FULL_STORE(full) 0 /* narrow outputs store slot by slot through RS_STORE */
+#else
+#define RS_CPU_FULL_STORE(full) (full)
+#endif
 
 /* m[0..7] = chunk j (values 128j .. 128j + 127) of the section at base as T, identity past n. Full chunks take
  * eight vector loads. */
@@ -34,7 +39,7 @@ static inline void rs_cpu_load_chunk(T16 *m, global const IN_T *in, ulong base, 
     if (at + RS_CPU_CHUNK <= n) {
         global const rs_in16_u *p = (global const rs_in16_u *)(in + at);
 #pragma unroll
-        for (uint i = 0; i < RS_COARSE_ITEMS; i++) m[i] = rs_t16(p[i]);
+        for (uint i = 0; i < RS_COARSE_ITEMS; i++) m[i] = rs_in16_t16(p[i]);
     } else {
         for (uint i = 0; i < RS_COARSE_ITEMS; i++) {
             T e[16];
@@ -179,7 +184,7 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1))) void tile_reduce_cpu_in_co
 }
 
 kernel __attribute__((reqd_work_group_size(1, 1, 1))) void scan_tile_seeded_cpu_in_coarse(
-    global const IN_T *in, global T *out, global const T *carry, ulong n, int exclusive, T seed, int use_seed,
+    global const IN_T *in, global OUT_T *out, global const T *carry, ulong n, int exclusive, T seed, int use_seed,
     ulong per)
 {
     const ulong nsec = (n + (RS_SECTION_COARSE - 1)) / RS_SECTION_COARSE;
@@ -213,13 +218,13 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1))) void scan_tile_seeded_cpu_
                 const T16 v = rs_combine16(c, l);
                 const T16 o = RS_OUT16(v);
                 const ulong at = base + RS_CPU_CHUNK * j + 16 * i;
-                if (full) {
+                if (RS_CPU_FULL_STORE(full)) {
                     *(global rs_t16_u *)(out + at) = o;
                 } else {
                     T e[16];
                     vstore16(o, 0, e);
                     for (uint s = 0; s < 16; s++)
-                        if (at + s < n) out[at + s] = e[s];
+                        if (at + s < n) out[at + s] = RS_STORE(e[s]);
                 }
             }
         }

@@ -36,8 +36,14 @@
  * -DRS_SCAN_BLOCK_KS, _KSDB, _BK, _COARSE and only that block's header, so a call never pays for compiling the
  * other three blocks' kernels. */
 
+/* _in writes the caller's output (OUT_T), _t a level of totals (T). */
+#define RS_SCAN_DST_in OUT_T
+#define RS_SCAN_DST_t T
+#define rs_scan_store_in rs_scan_store
+
 #define RS_SCAN_SECTIONS_KERNEL(B, SFX, SRC_T, SECTION, AUX)                                                         \
-    __kernel void scan_sections_##SFX##_##B(__global const SRC_T *in, __global T *out, __global T *totals,           \
+    __kernel void scan_sections_##SFX##_##B(__global const SRC_T *in, __global RS_SCAN_DST_##SFX *out,               \
+                                            __global T *totals,                                                      \
                                             ulong n, int exclusive, T seed, int seeded)                              \
     {                                                                                                                \
         __local T s[SECTION] __attribute__((aligned(16)));                                                           \
@@ -48,7 +54,7 @@
             rs_scan_load_##SFX(s, in, base, n, SECTION);                                                             \
             rs_block_scan_##B(s, aux);                                                                               \
             if (!seeded && get_local_id(0) == RS_GROUP - 1) totals[sec] = s[SECTION - 1];                            \
-            rs_scan_store(out, s, base, n, SECTION, exclusive, seed, seeded);                                        \
+            rs_scan_store_##SFX(out, s, base, n, SECTION, exclusive, seed, seeded);                                  \
             barrier(CLK_LOCAL_MEM_FENCE); /* s is refilled for the next section */                                   \
         }                                                                                                            \
     }
@@ -82,7 +88,7 @@
         }                                                                                                            \
     }                                                                                                                \
                                                                                                                      \
-    __kernel void scan_tile_seeded_in_##B(__global const IN_T *in, __global T *out, __global const T *carry,         \
+    __kernel void scan_tile_seeded_in_##B(__global const IN_T *in, __global OUT_T *out, __global const T *carry,     \
                                           ulong n, int exclusive)                                                    \
     {                                                                                                                \
         __local T s[SECTION] __attribute__((aligned(16)));                                                           \

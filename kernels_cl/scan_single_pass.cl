@@ -273,7 +273,7 @@ T rs_sp_reduce_tile(__global const IN_T *in, __local T *r, ulong tile, ulong n, 
  * the bits are those of per = 1. When j + 1 closes its group (p = 30), T(g) = W(j + 1) (+) S[j + 1] is published
  * before the group slots are read, and A(g) at the end, as the last tile does with per = 1. */
 #define RS_SCAN_SINGLE_PASS_KERNEL(B, SECTION, AUX)                                                                  \
-    __kernel void scan_single_pass_##B(__global const IN_T *in, __global T *out, __global ulong *flags, ulong n,     \
+    __kernel void scan_single_pass_##B(__global const IN_T *in, __global OUT_T *out, __global ulong *flags, ulong n, \
                                        int exclusive, T init, uint spins, int inplace, uint per)                     \
     {                                                                                                                \
         __local T s[2 * SECTION] __attribute__((aligned(16)));                                                       \

@@ -105,7 +105,7 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_pairs(
         IN_T lv[K];                                                                                                 \
         ulong li[K];                                                                                                \
         for (uint q = 0; q < K; ++q) {                                                                              \
-            lv[q] = IDENTITY; /* the worst value (T = IN_T here): see the filter below */                           \
+            lv[q] = RS_WORST_IN; /* the worst value: see the filter below */                                        \
             li[q] = RS_TOPK_PAD;                                                                                    \
         }                                                                                                           \
         const ulong stride = (ulong)get_num_groups(0) * RS_GROUP;                                                   \
@@ -115,7 +115,7 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void topk_pairs(
             /* indices only grow along a work-item's walk: only a NaN, a strictly better value or padding left  \
              * in the list can beat the last entry. Padding holds the worst value (it ranks last by its index), so \
              * "x is not worse than the last value" (true for a NaN) is a superset; rs_before decides */          \
-            const int maybe = RS_OP == RS_MAX ? !(x < lv[K - 1]) : !(x > lv[K - 1]);                                \
+            const int maybe = RS_OP == RS_MAX ? !(RS_KEY(x) < RS_KEY(lv[K - 1])) : !(RS_KEY(x) > RS_KEY(lv[K - 1])); \
             if (maybe && rs_before(x, xi, lv[K - 1], li[K - 1], n))                                                 \
                 for (uint q = 0; q < K; ++q) /* carry x down: it lands in place, the last entry drops out */        \
                     if (rs_before(x, xi, lv[q], li[q], n)) {                                                        \

@@ -119,13 +119,8 @@ static const char *st_name(redscan_status s) { return redscan_status_string(s); 
 
 /* want: bit mask of acceptable statuses */
 #define M(s) (1u << (unsigned)(s))
-/* The input's dtype is one of the narrow types (7..12): they exist in the enum, but have no kernels yet (issue 17),
- * so the library refuses them as UNSUPPORTED (the fuzzer still treats them as invalid otherwise). */
-static int g_narrow;
-
 static void expect_status(redscan_status st, unsigned want)
 {
-    if (g_narrow) want |= M(REDSCAN_ERR_UNSUPPORTED);
     if ((unsigned)st > 31 || !(M(st) & want)) {
         char buf[256] = "";
         for (unsigned s = 0; s <= REDSCAN_ERR_DEVICE; s++)
@@ -279,7 +274,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int fn = byte_at(&in, 0) % 8;
     const int op = enum_from(byte_at(&in, 1), REDSCAN_SUM, 4);
     const int dt = enum_from(byte_at(&in, 2), REDSCAN_INT32, 6);
-    g_narrow = dt >= 7 && dt <= 12;
+    /* The narrow types (7..12) are not fuzzed yet: this harness's host references (reference.c) know only the six
+     * wide types; tests/test_narrow checks them against its own references. */
+    if (dt >= 7 && dt <= 12) return 0;
     const uint8_t fa = byte_at(&in, 3), fb = byte_at(&in, 4), fc = byte_at(&in, 5);
     size_t n = ((size_t)byte_at(&in, 6) | (size_t)byte_at(&in, 7) << 8) % (MAXN + 1);
     size_t k = ((size_t)byte_at(&in, 8) | (size_t)byte_at(&in, 9) << 8) % 300;

@@ -115,6 +115,21 @@ static int parse(int argc, char **argv, data_opts *o)
     return -1;
 }
 
+/* The value of a float16 / bfloat16 (exact: both are subsets of float64). */
+static double narrow_float(redscan_dtype dt, uint16_t b)
+{
+    if (dt == REDSCAN_BFLOAT16) { /* the high half of a float32 */
+        const uint32_t u = (uint32_t)b << 16;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return f;
+    }
+    const int e = (b >> 10) & 0x1f, m = b & 0x3ff;
+    const double s = (b & 0x8000u) ? -1 : 1;
+    if (e == 0x1f) return m ? NAN : s * INFINITY;
+    return s * (e ? ldexp(1024 + m, e - 25) : ldexp(m, -24));
+}
+
 /* One value of dtype dt at p, as text that reads back to the same value (JSON: NaN and infinities as strings). */
 static void put_value(redscan_dtype dt, const void *p, int json)
 {
@@ -125,6 +140,12 @@ static void put_value(redscan_dtype dt, const void *p, int json)
     case REDSCAN_INT64: printf("%" PRId64, *(const int64_t *)p); return;
     case REDSCAN_UINT64: printf("%" PRIu64, *(const uint64_t *)p); return;
     case REDSCAN_FLOAT32: f = *(const float *)p; break;
+    case REDSCAN_INT8: printf("%d", *(const int8_t *)p); return;
+    case REDSCAN_UINT8: printf("%u", *(const uint8_t *)p); return;
+    case REDSCAN_INT16: printf("%d", *(const int16_t *)p); return;
+    case REDSCAN_UINT16: printf("%u", *(const uint16_t *)p); return;
+    case REDSCAN_FLOAT16:
+    case REDSCAN_BFLOAT16: f = narrow_float(dt, *(const uint16_t *)p); break;
     default: f = *(const double *)p; break;
     }
     if (isnan(f) || isinf(f)) {

@@ -24,6 +24,11 @@ static const struct {
 } npy_types[] = {
     {"int32", REDSCAN_INT32, "<i4"},     {"uint32", REDSCAN_UINT32, "<u4"},   {"int64", REDSCAN_INT64, "<i8"},
     {"uint64", REDSCAN_UINT64, "<u8"},   {"float32", REDSCAN_FLOAT32, "<f4"}, {"float64", REDSCAN_FLOAT64, "<f8"},
+    {"int8", REDSCAN_INT8, "|i1"},       {"uint8", REDSCAN_UINT8, "|u1"},     {"int16", REDSCAN_INT16, "<i2"},
+    {"uint16", REDSCAN_UINT16, "<u2"},   {"float16", REDSCAN_FLOAT16, "<f2"},
+    /* numpy has no bfloat16: raw data with --dtype bfloat16 in, and out as '<u2' (the bits; ml_dtypes' bfloat16
+     * views them). Listed after uint16, so a '<u2' file reads as uint16. */
+    {"bfloat16", REDSCAN_BFLOAT16, "<u2"},
 };
 #define NPY_NTYPES (sizeof npy_types / sizeof npy_types[0])
 
@@ -75,19 +80,15 @@ static int npy_parse_header(const char *h, size_t len, redscan_dtype *dt, size_t
     descr[de - d] = '\0';
     *dt = (redscan_dtype)0;
     for (size_t i = 0; i < NPY_NTYPES; i++)
-        if (!strcmp(descr, npy_types[i].descr)) *dt = npy_types[i].dtype;
+        if (!*dt && !strcmp(descr, npy_types[i].descr)) *dt = npy_types[i].dtype; /* the first: '<u2' is uint16 */
     if (!*dt) {
         if (descr[0] == '>' && descr[1] && strchr("iuf", descr[1]))
             return snprintf(err, err_len, "big-endian data ('%s'): redscan reads little-endian .npy files; "
                                           "numpy: a.astype(a.dtype.newbyteorder('<'))", descr), -1;
         if (!strcmp(descr, "|O") || !strcmp(descr, "O"))
             return snprintf(err, err_len, "an object array ('%s'): redscan reads numbers", descr), -1;
-        if (!strcmp(descr, "|i1") || !strcmp(descr, "|u1") || !strcmp(descr, "<i2") || !strcmp(descr, "<u2") ||
-            !strcmp(descr, "<f2"))
-            return snprintf(err, err_len, "dtype '%s' (a narrow type) is not supported yet: redscan has int32, uint32, "
-                                          "int64, uint64, float32 and float64", descr), -1;
-        return snprintf(err, err_len, "dtype '%s' is not one redscan has (int32, uint32, int64, uint64, float32, "
-                                      "float64)", descr), -1;
+        return snprintf(err, err_len, "dtype '%s' is not one redscan has (int8, uint8, int16, uint16, int32, uint32, "
+                                      "int64, uint64, float16, float32, float64; bfloat16 as raw data)", descr), -1;
     }
     const char *f = npy_value(h, len, "fortran_order");
     if (!f) return snprintf(err, err_len, "no 'fortran_order' in the .npy header"), -1;

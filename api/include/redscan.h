@@ -146,7 +146,8 @@ typedef enum {
 typedef struct {
     redscan_op op;
     redscan_dtype dtype;
-    redscan_dtype out_dtype; /* 0 = same as dtype, or a widening: INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64 */
+    redscan_dtype out_dtype; /* 0 = same as dtype, or a widening: INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64;
+                              * int8/int16 -> INT32/INT64, uint8/uint16 -> UINT32/UINT64, float16/bfloat16 -> FLOAT32/FLOAT64 */
     redscan_reduce_algo algo;
     unsigned flags; /* reserved, must be 0 */
 } redscan_reduce_desc;

@@ -28,7 +28,8 @@ typedef union {
 } rs_scalar;
 
 /* A scan request as the backend sees it: AUTO algorithms are still possible (the backend picks by
- * device kind), env overrides already applied; init always holds a value of out_dtype (the identity
+ * device kind), env overrides already applied; init always holds a value of rs_compute_dtype(out_dtype), which is
+ * out_dtype but for narrow outputs (the identity
  * when the caller passed NULL). */
 typedef struct {
     redscan_op op;
@@ -49,6 +50,7 @@ typedef struct {
 
 typedef struct rs_backend_ops {
     const char *name; /* "opencl" or "cuda" */
+    int narrow_types; /* 1: the backend runs the narrow types (INT8 .. BFLOAT16); 0: the core refuses them */
     /* Fill ctx->impl and ctx->device_name; on failure set the error and leave ctx->impl NULL. */
     redscan_status (*init)(redscan_ctx *ctx);
     void (*shutdown)(redscan_ctx *ctx);
@@ -166,6 +168,8 @@ redscan_dtype rs_compute_dtype(redscan_dtype dtype);
 /* out_dtype is an accepted widening of dtype (not dtype itself): rs_widening_of, and for a narrow type also the
  * 32-bit type of its kind. */
 int rs_widening_ok(redscan_dtype dtype, redscan_dtype out_dtype);
+/* A value of dtype as its compute type's (exact: sign or zero extension, float16 / bfloat16 to float32). */
+rs_scalar rs_to_compute(redscan_dtype dtype, rs_scalar v);
 /* Bit-exact conversions, round to nearest even; NaNs stay NaN and keep the payload bits that fit. */
 float rs_half_to_float(uint16_t h);
 uint16_t rs_float_to_half(float f);

@@ -36,12 +36,11 @@ redscan_status rs_check_dtype(redscan_ctx *ctx, const char *fn, const char *arg,
         return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
                             "%s: argument '%s' has unknown value %d (expected REDSCAN_INT32 .. REDSCAN_BFLOAT16, 1..12)",
                             fn, arg, (int)dtype);
-    /* The narrow types' names, sizes and conversions exist (narrow.c); their kernels do not yet (issue 17). */
-    if (rs_dtype_is_narrow(dtype))
+    if (rs_dtype_is_narrow(dtype) && ctx && ctx->ops && !ctx->ops->narrow_types)
         return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
-                            "%s: argument '%s' is %s: the narrow types (int8, uint8, int16, uint16, float16, bfloat16) "
-                            "have no kernels yet on either backend",
-                            fn, arg, redscan_dtype_name(dtype));
+                            "%s: argument '%s' is %s: the %s backend has no kernels for the narrow types (int8, uint8, "
+                            "int16, uint16, float16, bfloat16) yet",
+                            fn, arg, redscan_dtype_name(dtype), ctx->ops->name);
     return REDSCAN_OK;
 }
 

@@ -100,6 +100,21 @@ redscan_dtype rs_compute_dtype(redscan_dtype dtype)
     }
 }
 
+rs_scalar rs_to_compute(redscan_dtype dtype, rs_scalar v)
+{
+    rs_scalar r;
+    memset(&r, 0, sizeof r);
+    switch (dtype) {
+    case REDSCAN_INT8: r.i32 = v.i8; return r;
+    case REDSCAN_UINT8: r.u32 = v.u8; return r;
+    case REDSCAN_INT16: r.i32 = v.i16; return r;
+    case REDSCAN_UINT16: r.u32 = v.u16; return r;
+    case REDSCAN_FLOAT16: r.f32 = rs_half_to_float(v.u16); return r;
+    case REDSCAN_BFLOAT16: r.f32 = rs_bfloat16_to_float(v.u16); return r;
+    default: return v;
+    }
+}
+
 int rs_widening_ok(redscan_dtype dtype, redscan_dtype out_dtype)
 {
     if (!rs_dtype_is_narrow(dtype)) return out_dtype == rs_widening_of(dtype);

@@ -33,6 +33,8 @@ static void canonical_nan(const rs_reduce_req *req, rs_scalar *r)
     if (req->op != REDSCAN_SUM && req->op != REDSCAN_PROD) return;
     if (req->out_dtype == REDSCAN_FLOAT32 && r->f32 != r->f32) r->u32 = 0x7fc00000u;
     if (req->out_dtype == REDSCAN_FLOAT64 && r->f64 != r->f64) r->u64 = 0x7ff8000000000000ull;
+    if (req->out_dtype == REDSCAN_FLOAT16 && (r->u16 & 0x7c00u) == 0x7c00u && (r->u16 & 0x3ffu)) r->u16 = 0x7e00u;
+    if (req->out_dtype == REDSCAN_BFLOAT16 && (r->u16 & 0x7f80u) == 0x7f80u && (r->u16 & 0x7fu)) r->u16 = 0x7fc0u;
 }
 
 /* The one path of every reduction: enqueue it, its result going to out + offset (n = 0: the empty result). */

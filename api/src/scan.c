@@ -35,6 +35,7 @@ static redscan_status check_desc(redscan_ctx *ctx, const char *fn, const redscan
     req->grid = desc->grid == REDSCAN_GRID_AUTO ? ctx->env_grid : desc->grid;
     req->init = rs_identity(desc->op, req->out_dtype);
     if (desc->init) memcpy(&req->init, desc->init, redscan_dtype_size(req->out_dtype));
+    req->init = rs_to_compute(req->out_dtype, req->init); /* what the kernels combine in */
     return REDSCAN_OK;
 }
 
