@@ -31,6 +31,16 @@
 #define RS_CPU_FULL_STORE(full) (full)
 #endif
 
+/* RS_CPU_CHUNK_LOOP, before each loop over a section's chunks: keeps the loop rolled for float16 / bfloat16 input.
+ * Fully unrolled, the float16 -> float32 conversion (rs_in16_t16) and min / max's NaN selects made one basic block
+ * whose instruction selection took Intel's OpenCL CPU compiler 463 s for scan_tile_seeded_cpu_in_coarse (12 s
+ * rolled; test_narrow's level-0 shard 2 on Intel went from 527 s to 34 s). Other types keep the compiler's choice. */
+#if RS_DTYPE == RS_FLOAT16 || RS_DTYPE == RS_BFLOAT16
+#define RS_CPU_CHUNK_LOOP _Pragma("unroll 1")
+#else
+#define RS_CPU_CHUNK_LOOP
+#endif
+
 /* m[0..7] = chunk j (values 128j .. 128j + 127) of the section at base as T, identity past n. Full chunks take
  * eight vector loads. */
 static inline void rs_cpu_load_chunk(T16 *m, global const IN_T *in, ulong base, ulong n, uint j)
@@ -174,6 +184,7 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1))) void tile_reduce_cpu_in_co
     const ulong end = first + per < nsec ? first + per : nsec;
     for (ulong sec = first; sec < end; ++sec) {
         T16 tot[RS_CPU_CHUNKS];
+        RS_CPU_CHUNK_LOOP
         for (uint j = 0; j < RS_CPU_CHUNKS; j++) {
             T16 m[RS_COARSE_ITEMS];
             rs_cpu_load_chunk(m, in, sec * RS_SECTION_COARSE, n, j);
@@ -195,6 +206,7 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1))) void scan_tile_seeded_cpu_
         const int full = base + RS_SECTION_COARSE <= n;
         const T16 c = (T16)(use_seed ? seed : carry[sec]);
         T16 buf[RS_CPU_SECTION_VECS], aux[RS_CPU_CHUNKS]; /* phase-1 values in lane order; lane totals */
+        RS_CPU_CHUNK_LOOP
         for (uint j = 0; j < RS_CPU_CHUNKS; j++) {
             T16 m[RS_COARSE_ITEMS];
             rs_cpu_load_chunk(m, in, base, n, j);
@@ -202,6 +214,7 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1))) void scan_tile_seeded_cpu_
         }
         rs_cpu_kogge_stone(aux);
         T16 prev = RS_ID16; /* exclusive: the value before the section start is the identity */
+        RS_CPU_CHUNK_LOOP
         for (uint j = 0; j < RS_CPU_CHUNKS; j++) {
             const T16 *p = buf + RS_COARSE_ITEMS * j;
             const T16 before = RS_CPU_SHIFT1(j > 0 ? aux[j - 1] : aux[0], aux[j]); /* aux[t-1] */

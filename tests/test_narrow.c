@@ -1,6 +1,5 @@
 /* test_narrow: the narrow types (docs/SEMANTICS.md, "Narrow types") through the library, against host references
- * written here from the documents (GCC's _Float16 for float16 rounding, a round-to-nearest-even of its own for
- * bfloat16):
+ * written here from the documents (float16 and bfloat16 rounding to nearest even computed in float64):
  *   1. every float16 and bfloat16 bit pattern through a one-element scan (sum, same type: the pattern itself, NaNs
  *      as the canonical NaN) and a one-element reduce (max, widened to float32: the exact value, NaN payload kept);
  *   2. rounding once on store: float16 / bfloat16 sums and scans over data whose float32 partial sums are all exact,
@@ -17,24 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "half_ref.h"
 #include "harness.h"
 
 static const redscan_dtype k_floats[] = {REDSCAN_FLOAT16, REDSCAN_BFLOAT16};
 
 /* ---- host references ---- */
-static float f16_to_f32(uint16_t b)
-{
-    _Float16 h;
-    memcpy(&h, &b, 2);
-    return (float)h;
-}
-static uint16_t f32_to_f16(float f)
-{
-    const _Float16 h = (_Float16)f;
-    uint16_t b;
-    memcpy(&b, &h, 2);
-    return b;
-}
+static float f16_to_f32(uint16_t b) { return (float)half_value(b); }
+static uint16_t f32_to_f16(float f) { return half_nearest(f); } /* f not NaN */
 static float bf16_to_f32(uint16_t b)
 {
     const uint32_t u = (uint32_t)b << 16;
@@ -137,7 +126,7 @@ static void all_patterns(void)
                 y != (narrow_isnan(dt, x) ? canon : x))
                 if (bad_scan++ == 0) first_scan = p;
             /* the documented widening keeps a NaN's sign and payload, the signalling bit included (a hardware
-             * conversion, as GCC's _Float16 cast, may set the quiet bit) */
+             * conversion may set the quiet bit) */
             const float want = narrow_to_f32(dt, x);
             uint32_t gb, wb;
             memcpy(&wb, &want, 4);

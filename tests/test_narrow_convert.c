@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "half_ref.h"
 
 static uint32_t bits_of(float f)
 {
@@ -28,31 +29,6 @@ static float float_of(uint32_t u)
     float f;
     memcpy(&f, &u, 4);
     return f;
-}
-
-/* float16 references in float64 arithmetic (not GCC's _Float16: clang 14 has none on x86): the value of a pattern,
- * and the pattern nearest to a non-NaN float (nearbyint rounds to nearest even in the default rounding mode) */
-static double half_value(uint16_t h)
-{
-    const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    const double s = (h & 0x8000u) ? -1.0 : 1.0;
-    if (e == 0x1f) return m ? NAN : s * INFINITY;
-    return s * (e ? ldexp(1024 + m, e - 25) : ldexp(m, -24));
-}
-
-static uint16_t half_nearest(float f)
-{
-    const uint16_t sign = signbit(f) ? 0x8000u : 0;
-    const double a = fabs((double)f);
-    if (a >= 65520.0) return (uint16_t)(sign | 0x7c00u); /* infinity too */
-    if (a < 0x1p-14) return (uint16_t)(sign | (uint16_t)nearbyint(a * 0x1p24)); /* 1024 is the smallest normal */
-    int e;
-    frexp(a, &e); /* a = r * 2^e, r in [0.5, 1) */
-    double q = nearbyint(ldexp(a, 11 - e)); /* 11 significant bits: 1024 .. 2048 */
-    int E = e - 1;
-    if (q == 2048) q = 1024, E++;
-    if (E > 15) return (uint16_t)(sign | 0x7c00u);
-    return (uint16_t)(sign | (unsigned)((E + 15) << 10) | (unsigned)(q - 1024));
 }
 
 static unsigned long failures;
