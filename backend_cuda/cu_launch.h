@@ -40,6 +40,9 @@ cudaError_t rs_cu_reduce_warp_sync(int in_dtype, int out_dtype, int op, const vo
                                    void *partials, unsigned grid, cudaStream_t stream);
 cudaError_t rs_cu_reduce_shuffle(int in_dtype, int out_dtype, int op, const void *in, unsigned long long n,
                                  void *partials, unsigned grid, cudaStream_t stream);
+/* A narrow out_dtype's result: src (device) holds the reduction's value in the 32-bit type the narrow type combines
+ * in; dst (device) gets it in out_dtype, rounded once. One thread (reduce_coarsened.cu). */
+cudaError_t rs_cu_reduce_store_out(int out_dtype, const void *src, void *dst, cudaStream_t stream);
 
 /* ---- argmin / argmax: one (value, index) per tile of RS_CU_ARGEXT_TILE candidates ----
  * Candidates are vals[0..count-1]; their indices are idx[] (NULL on the first pass: the position). n is the

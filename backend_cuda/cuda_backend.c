@@ -57,6 +57,7 @@ static void *rs_cuda_native(redscan_ctx *ctx, redscan_native what)
 
 const rs_backend_ops rs_cuda_backend = {
     .name = "cuda",
+    .narrow_types = 1, /* kernels_cu/common.cuh: the narrow storage types, rs_nsrc / rs_ndst for the scans */
     .init = rs_cuda_init,
     .shutdown = rs_cuda_shutdown,
     .probe = rs_cuda_probe,

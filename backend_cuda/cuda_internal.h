@@ -38,7 +38,7 @@ typedef struct {
     void *result_host;        /* cuda_result.c: the mapped result area (host side), NULL until first used */
     void *result_dev;         /* the same memory as the device addresses it */
     /* Blocks of topk_small per SM by [dtype - 1][largest][k = 1, 2, else], asked once (0: not asked yet). */
-    unsigned char small_fit[6][2][3];
+    unsigned char small_fit[12][2][3]; /* dtypes INT32 .. BFLOAT16 */
     /* cuda_timing.c: events that exist only while profiling is on; timing = an operation is being timed, so
      * rs_cuda_sync records time_stop before it waits (the last such record of the operation is its end). */
     cudaEvent_t time_start, time_stop;

@@ -83,10 +83,13 @@ redscan_status rs_cuda_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *
     redscan_status st = rs_cuda_use(ctx);
     if (st != REDSCAN_OK) return st;
     rs_cuda *c = rs_cuda_of(ctx);
-    const size_t tsize = redscan_dtype_size(req->out_dtype);
+    /* T: the type the kernels combine in; a narrow output is stored from it by reduce_store_out */
+    const redscan_dtype tdt = rs_compute_dtype(req->out_dtype);
+    const size_t tsize = redscan_dtype_size(tdt);
+    const int narrow = rs_dtype_is_narrow(req->out_dtype);
     void *result = (char *)out + out_offset;
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "reduce: argument 'in'"));
-    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, result, tsize, "reduce: the result element"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, result, redscan_dtype_size(req->out_dtype), "reduce: the result element"));
 
     size_t bytes[2];
     rs_cuda_reduce_sizes(info, n, tsize, bytes);
@@ -94,20 +97,25 @@ redscan_status rs_cuda_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 2, bytes, part));
 
     /* Pass 1 reads the input; every later pass reduces the partials of the pass before (ping-pong), and the pass
-     * that leaves one value writes it straight to the result element. */
+     * that leaves one value writes it straight to the result element (a narrow result: to scratch, then
+     * reduce_store_out rounds it once into the result element). */
     const void *src = in;
     int src_dtype = (int)req->dtype;
     uint64_t count = n;
     int next = 0;
     for (;;) {
         const uint64_t outs = rs_div_up(count, info->tile);
-        void *dst = outs == 1 ? result : part[next];
-        st = rs_cuda_launched(ctx, info->launch(src_dtype, (int)req->out_dtype, (int)req->op, src, count, dst,
+        void *dst = outs == 1 && !narrow ? result : part[next];
+        st = rs_cuda_launched(ctx, info->launch(src_dtype, (int)tdt, (int)req->op, src, count, dst,
                                                 rs_cuda_grid_for(c, outs), c->stream),
                               info->name);
-        if (st != REDSCAN_OK || outs == 1) return st;
+        if (st != REDSCAN_OK) return st;
+        if (outs == 1)
+            return narrow ? rs_cuda_launched(ctx, rs_cu_reduce_store_out((int)req->out_dtype, dst, result, c->stream),
+                                             "reduce_store_out")
+                          : REDSCAN_OK;
         src = part[next];
-        src_dtype = (int)req->out_dtype;
+        src_dtype = (int)tdt;
         count = outs;
         next = 1 - next;
     }
@@ -244,7 +252,7 @@ size_t rs_cuda_select_reserve(rs_cuda *c, redscan_dtype dtype, uint64_t n, size_
     size_t bytes[4], need = 0;
     const redscan_dtype wide = rs_widening_of(dtype);
     for (size_t i = 0; i < sizeof rs_cuda_reduce_algos / sizeof rs_cuda_reduce_algos[0]; i++) {
-        rs_cuda_reduce_sizes(&rs_cuda_reduce_algos[i], n, redscan_dtype_size(dtype), bytes);
+        rs_cuda_reduce_sizes(&rs_cuda_reduce_algos[i], n, redscan_dtype_size(rs_compute_dtype(dtype)), bytes);
         need = rs_cuda_max(need, rs_cuda_split_total(2, bytes));
         if (wide) {
             rs_cuda_reduce_sizes(&rs_cuda_reduce_algos[i], n, redscan_dtype_size(wide), bytes);

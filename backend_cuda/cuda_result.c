@@ -17,7 +17,7 @@
  * table of empty results: 8 bytes for each (op, dtype). */
 #define RS_CUDA_RESULT_HALF RS_RESULT_BYTES
 #define RS_CUDA_OPS 4
-#define RS_CUDA_DTYPES 6
+#define RS_CUDA_DTYPES 12 /* INT32 .. BFLOAT16 (the narrow types too) */
 #define RS_CUDA_EMPTY_AT (2 * RS_CUDA_RESULT_HALF)
 #define RS_CUDA_AREA_BYTES (RS_CUDA_EMPTY_AT + RS_CUDA_OPS * RS_CUDA_DTYPES * 8)
 _Static_assert(RS_CUDA_RESULT_HALF >= (size_t)RS_CU_TOPK_MAX * 8, "the result area holds the largest top-k");

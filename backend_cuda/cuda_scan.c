@@ -30,7 +30,9 @@ typedef struct {
     const rs_scan_req *req;
     int block;        /* redscan_block_scan, resolved */
     uint64_t section; /* SECTION of the block scan */
-    size_t tsize;     /* bytes of one T (out_dtype) */
+    int tdt;          /* T's dtype: the type the kernels combine in (out_dtype, or for a narrow output its
+                       * rs_compute_dtype) */
+    size_t tsize;     /* bytes of one T */
     int nlevels;
     uint64_t count[RS_SCAN_MAX_LEVELS]; /* totals held by level k */
     void *level[RS_SCAN_MAX_LEVELS];    /* parts of the scratch */
@@ -62,12 +64,13 @@ static unsigned rs_scan_grid(rs_cuda_scan_run *r, uint64_t n)
     return rs_cuda_grid_for(r->c, rs_div_up(n, r->section));
 }
 
-/* scan_sections(in, out, totals, n, exclusive, init, seeded); in_dtype: the element type of in. */
-static redscan_status rs_scan_sections(rs_cuda_scan_run *r, int in_dtype, const void *in, void *out, void *totals,
-                                       uint64_t n, int exclusive, int seeded)
+/* scan_sections(in, out, totals, n, exclusive, init, seeded); in_dtype / out_dtype: the element types of in and out
+ * (the caller's on level 0, T on the levels of totals). */
+static redscan_status rs_scan_sections(rs_cuda_scan_run *r, int in_dtype, int out_dtype, const void *in, void *out,
+                                       void *totals, uint64_t n, int exclusive, int seeded)
 {
     return rs_scan_launched(r,
-                            rs_cu_scan_sections(r->block, in_dtype, (int)r->req->out_dtype, (int)r->req->op, in, out,
+                            rs_cu_scan_sections(r->block, in_dtype, out_dtype, (int)r->req->op, in, out,
                                                 seeded ? NULL : totals, n, exclusive, r->req->init.bytes, seeded,
                                                 rs_scan_grid(r, n), r->c->stream),
                             "scan_sections");
@@ -77,7 +80,7 @@ static redscan_status rs_scan_sections(rs_cuda_scan_run *r, int in_dtype, const 
 static redscan_status rs_scan_add_carry(rs_cuda_scan_run *r, void *data, const void *carry, uint64_t n)
 {
     return rs_scan_launched(r,
-                            rs_cu_scan_add_carry((int)r->req->out_dtype, (int)r->req->op, data, carry, n, r->section,
+                            rs_cu_scan_add_carry(r->tdt, (int)r->req->op, data, carry, n, r->section,
                                                  rs_scan_grid(r, n), r->c->stream),
                             "scan_add_carry");
 }
@@ -85,10 +88,10 @@ static redscan_status rs_scan_add_carry(rs_cuda_scan_run *r, void *data, const v
 /* Level lvl of totals -> its exclusive scan seeded with init, in place (recursive). */
 static redscan_status rs_scan_totals(rs_cuda_scan_run *r, int lvl)
 {
-    const int t = (int)r->req->out_dtype;
+    const int t = r->tdt;
     void *s = r->level[lvl];
-    if (lvl + 1 == r->nlevels) return rs_scan_sections(r, t, s, s, NULL, r->count[lvl], 1, 1);
-    RS_CUDA_TRY(rs_scan_sections(r, t, s, s, r->level[lvl + 1], r->count[lvl], 1, 0));
+    if (lvl + 1 == r->nlevels) return rs_scan_sections(r, t, t, s, s, NULL, r->count[lvl], 1, 1);
+    RS_CUDA_TRY(rs_scan_sections(r, t, t, s, s, r->level[lvl + 1], r->count[lvl], 1, 0));
     RS_CUDA_TRY(rs_scan_totals(r, lvl + 1));
     return rs_scan_add_carry(r, s, r->level[lvl + 1], r->count[lvl]);
 }
@@ -122,7 +125,8 @@ size_t rs_cuda_scan_reserve(redscan_dtype out_dtype, uint64_t n)
         const uint64_t section = rs_cu_scan_section(block);
         uint64_t count[RS_SCAN_MAX_LEVELS];
         size_t bytes[RS_SCAN_MAX_LEVELS];
-        const int levels = rs_scan_level_sizes(n, section, redscan_dtype_size(out_dtype), count, bytes);
+        const int levels = rs_scan_level_sizes(n, section, redscan_dtype_size(rs_compute_dtype(out_dtype)), count,
+                                               bytes);
         const size_t total = rs_cuda_split_total((size_t)levels, bytes);
         const size_t flags = (size_t)rs_cu_scan_single_pass_words(section, n, (int)out_dtype) * 8;
         if (total > need) need = total;
@@ -137,10 +141,14 @@ static redscan_status rs_cuda_scan_run_all(rs_cuda_scan_run *r, redscan_grid_sca
     const rs_scan_req *req = r->req;
     if (grid == REDSCAN_GRID_SINGLE_PASS) /* cuda_scan_single_pass.c */
         return rs_cuda_scan_single_pass(r->ctx, req, r->block, r->section, in, out, n);
-    if (n <= r->section) return rs_scan_sections(r, (int)req->dtype, in, out, NULL, n, req->exclusive, 1);
+    const int in_dt = (int)req->dtype, out_dt = (int)req->out_dtype;
+    if (n <= r->section) return rs_scan_sections(r, in_dt, out_dt, in, out, NULL, n, req->exclusive, 1);
     RS_CUDA_TRY(rs_scan_levels(r, n));
-    if (grid == REDSCAN_GRID_HIERARCHICAL) {
-        RS_CUDA_TRY(rs_scan_sections(r, (int)req->dtype, in, out, r->level[0], n, req->exclusive, 0));
+    /* A narrow output takes the reduce-then-scan kernels below instead: hierarchical's last pass would read the
+     * rounded output back, and the two grids give the same bits for the same block (docs/ALGORITHMS.md). Twin of
+     * backend_opencl/ocl_scan.c. */
+    if (grid == REDSCAN_GRID_HIERARCHICAL && !rs_dtype_is_narrow(req->out_dtype)) {
+        RS_CUDA_TRY(rs_scan_sections(r, in_dt, out_dt, in, out, r->level[0], n, req->exclusive, 0));
         RS_CUDA_TRY(rs_scan_totals(r, 0));
         return rs_scan_add_carry(r, out, r->level[0], n);
     }
@@ -172,13 +180,14 @@ redscan_status rs_cuda_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, 
     r.req = req;
     r.block = (int)block;
     r.section = rs_cu_scan_section(r.block);
-    r.tsize = redscan_dtype_size(req->out_dtype);
+    r.tdt = (int)rs_compute_dtype(req->out_dtype);
+    r.tsize = redscan_dtype_size((redscan_dtype)r.tdt);
     if (r.section == 0)
         return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "scan: unknown block algorithm %d", (int)block);
 
     RS_CUDA_TRY(rs_cuda_use(ctx));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "scan: argument 'in'"));
-    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, r.tsize, "scan: argument 'out'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "scan: argument 'out'"));
 
     /* Queued on the context's stream; the blocking entry points wait (api/src/scan.c). */
     return rs_cuda_scan_run_all(&r, grid, in, out, n);

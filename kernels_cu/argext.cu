@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(RS_GROUP)
     for (rs_u64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         const rs_u64 base = tile * RS_ARGEXT_TILE;
         const rs_u64 first = base + t;
-        X bv = first < count ? vals[first] : (X)0;
+        X bv = first < count ? vals[first] : X(); /* padding (its index ranks it last) */
         rs_u64 bi = first < count ? (idx ? idx[first] : first) : RS_PAD_INDEX;
         for (unsigned k = 1; k < RS_ARGEXT_ITEMS; k++) {
             const rs_u64 p = first + (rs_u64)k * RS_GROUP;

@@ -6,6 +6,7 @@
  *   UT     unsigned type of T's width (integer wrap-around is computed on it)
  *   Op     a functor struct per op:    Op::identity(), Op::combine(a, b)  (a covers earlier indices)
  *   rs_load<T>(p, i)                   element i of an IN_T array converted to T
+ *   rs_put(out, i, v)                  out[i] = v, v stored in the output type (a narrow output: rounded once)
  * Order of combination and identities: docs/ALGORITHMS.md.
  *
  * No contraction: float sums and products go through __fadd_rn / __dadd_rn / __fmul_rn / __dmul_rn, which
@@ -24,6 +25,12 @@
 #define RS_UINT64 4
 #define RS_FLOAT32 5
 #define RS_FLOAT64 6
+#define RS_INT8 7
+#define RS_UINT8 8
+#define RS_INT16 9
+#define RS_UINT16 10
+#define RS_FLOAT16 11
+#define RS_BFLOAT16 12
 /* redscan_op codes */
 #define RS_SUM 0
 #define RS_PROD 1
@@ -74,17 +81,215 @@ template <> struct rs_type_info<double> {
     }
 };
 
+/* ---- narrow types (docs/SEMANTICS.md, "Narrow types"; twin: the narrow part of common.clh) ----
+ * int8 / uint8 / int16 / uint16 are signed char / unsigned char / short / unsigned short. float16 and bfloat16 are
+ * stored as their bits (rs_f16, rs_bf16) and compared, converted and combined as their float32 value: the
+ * conversions below are api/src/narrow.c's, bit for bit (exact widening, NaN payloads kept; round to nearest even
+ * once on store). cuda_fp16.h's conversions are not used: the documented NaN rules are the library's own. */
+__device__ __forceinline__ float rs_half_to_float(unsigned short h)
+{
+    const unsigned sign = (unsigned)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    /* a subnormal m * 2^-24 is a normal float32: the conversion of m and the scaling are both exact */
+    const unsigned bits = e == 0x1fu ? 0x7f800000u | (m << 13)
+                          : e != 0   ? ((e + 112u) << 23) | (m << 13)
+                                     : __float_as_uint((float)m * 0x1p-24f);
+    return __uint_as_float(sign | bits);
+}
+__device__ __forceinline__ unsigned short rs_float_to_half(float f)
+{
+    const unsigned u = __float_as_uint(f), x = u & 0x7fffffffu;
+    const unsigned sign = (u >> 16) & 0x8000u;
+    if (x > 0x7f800000u) { /* NaN: the top 10 payload bits, the quiet bit alone when they are zero */
+        const unsigned payload = (x >> 13) & 0x3ffu;
+        return (unsigned short)(sign | 0x7c00u | (payload ? payload : 0x200u));
+    }
+    if (x >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u); /* 65520 and above: infinity */
+    const unsigned e = x >> 23;
+    if (e >= 113u) {
+        unsigned h = ((e - 112u) << 10) | ((x >> 13) & 0x3ffu);
+        const unsigned rem = x & 0x1fffu;
+        if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
+        return (unsigned short)(sign | h);
+    }
+    const unsigned shift = 126u - e;
+    if (shift > 24u) return (unsigned short)sign;
+    const unsigned m = (x & 0x7fffffu) | 0x800000u;
+    unsigned r = m >> shift;
+    const unsigned rem = m & ((1u << shift) - 1u), tie = 1u << (shift - 1u);
+    if (rem > tie || (rem == tie && (r & 1u))) r++;
+    return (unsigned short)(sign | r);
+}
+__device__ __forceinline__ float rs_bfloat16_to_float(unsigned short b) { return __uint_as_float((unsigned)b << 16); }
+__device__ __forceinline__ unsigned short rs_float_to_bfloat16(float f)
+{
+    const unsigned u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) { /* NaN: truncated, the quiet bit set if that left no payload */
+        const unsigned t = u >> 16;
+        return (unsigned short)((t & 0x7fu) ? t : (t | 0x40u));
+    }
+    return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* float16 / bfloat16 as stored: the bits. Conversion to float is exact; comparisons are the float32 values' (so a
+ * NaN is unequal to itself, as rs_isnan needs). */
+struct rs_f16 {
+    unsigned short bits;
+    __device__ __forceinline__ operator float() const { return rs_half_to_float(bits); }
+};
+struct rs_bf16 {
+    unsigned short bits;
+    __device__ __forceinline__ operator float() const { return rs_bfloat16_to_float(bits); }
+};
+#define RS_NARROW_FLOAT_OPS(N)                                                                                      \
+    __device__ __forceinline__ bool operator<(N a, N b) { return (float)a < (float)b; }                            \
+    __device__ __forceinline__ bool operator>(N a, N b) { return (float)a > (float)b; }                            \
+    __device__ __forceinline__ bool operator==(N a, N b) { return (float)a == (float)b; }                          \
+    __device__ __forceinline__ bool operator!=(N a, N b) { return (float)a != (float)b; }
+RS_NARROW_FLOAT_OPS(rs_f16)
+RS_NARROW_FLOAT_OPS(rs_bf16)
+#undef RS_NARROW_FLOAT_OPS
+
+/* The narrow types' limits, for argmin / argmax and top-k (their padding value: rs_topk_worst). */
+template <> struct rs_type_info<signed char> {
+    static const bool is_float = false;
+    static __device__ __forceinline__ signed char max_value() { return 127; }
+    static __device__ __forceinline__ signed char min_value() { return -128; }
+};
+template <> struct rs_type_info<unsigned char> {
+    static const bool is_float = false;
+    static __device__ __forceinline__ unsigned char max_value() { return 255; }
+    static __device__ __forceinline__ unsigned char min_value() { return 0; }
+};
+template <> struct rs_type_info<short> {
+    static const bool is_float = false;
+    static __device__ __forceinline__ short max_value() { return 32767; }
+    static __device__ __forceinline__ short min_value() { return -32768; }
+};
+template <> struct rs_type_info<unsigned short> {
+    static const bool is_float = false;
+    static __device__ __forceinline__ unsigned short max_value() { return 65535; }
+    static __device__ __forceinline__ unsigned short min_value() { return 0; }
+};
+template <> struct rs_type_info<rs_f16> {
+    static const bool is_float = true;
+    static __device__ __forceinline__ rs_f16 max_value() { return rs_f16{0x7c00}; } /* +inf */
+    static __device__ __forceinline__ rs_f16 min_value() { return rs_f16{0xfc00}; } /* -inf */
+};
+template <> struct rs_type_info<rs_bf16> {
+    static const bool is_float = true;
+    static __device__ __forceinline__ rs_bf16 max_value() { return rs_bf16{0x7f80}; }
+    static __device__ __forceinline__ rs_bf16 min_value() { return rs_bf16{0xff80}; }
+};
+
 /* NaN test that the compiler may not fold away (the library is never built with relaxed math): only NaN compares unequal to itself. */
 template <typename T> __device__ __forceinline__ bool rs_isnan(T x)
 {
     return rs_type_info<T>::is_float ? (x != x) : false;
 }
 
-/* RS_LOAD(p, i) of common.clh: the element converted to T (exact for every accepted widening). */
+/* RS_LOAD(p, i) of common.clh: the element converted to T (exact for every accepted widening; a float16 / bfloat16
+ * through its float value). */
 template <typename T, typename X> __device__ __forceinline__ T rs_load(const X *p, rs_u64 i)
 {
     return (T)p[i];
 }
+
+/* ---- the scans' narrow input and output, chosen at run time ----
+ * The scan kernels are instantiated once per compute type T for all of its narrow inputs and outputs (an int8 or
+ * int16 input, an int8, int16 or int32 output, for T = int), not once per (input, output) pair: the single-pass and
+ * grid scans are the library's largest instantiations (nvcc time). The element type is a kernel argument, uniform
+ * across the grid, so the branch costs no divergence. rs_nmark<T> is the dispatch's input type for these.
+ * kind 0: int8 / uint8 / float16; kind 1: int16 / uint16 / bfloat16 (the one of T's kind); -1 (output): T itself. */
+template <typename T> struct rs_nmark {};
+template <typename T> struct rs_nsrc {
+    const void *p;
+    int kind;
+};
+template <typename T> struct rs_ndst {
+    void *p;
+    int kind;
+};
+/* The two narrow storage types of T's kind, and T stored into them (rounded once, or the low bits). A 64-bit T
+ * only ever has a wide output (api/src/narrow.c: a narrow output combines in 32 bits); its narrow store is the same
+ * code, never reached. */
+template <typename T> struct rs_narrow_of;
+template <typename T> struct rs_narrow_int {
+    static __device__ __forceinline__ void put(void *p, int kind, rs_u64 i, T v)
+    {
+        /* conversion to an unsigned type keeps the low bits (defined); the signed type is the same bits */
+        if (kind == 0) static_cast<unsigned char *>(p)[i] = (unsigned char)v;
+        else static_cast<unsigned short *>(p)[i] = (unsigned short)v;
+    }
+};
+template <> struct rs_narrow_of<int> : rs_narrow_int<int> {
+    typedef signed char A;
+    typedef short B;
+};
+template <> struct rs_narrow_of<long long> : rs_narrow_int<long long> {
+    typedef signed char A;
+    typedef short B;
+};
+template <> struct rs_narrow_of<unsigned int> : rs_narrow_int<unsigned int> {
+    typedef unsigned char A;
+    typedef unsigned short B;
+};
+template <> struct rs_narrow_of<unsigned long long> : rs_narrow_int<unsigned long long> {
+    typedef unsigned char A;
+    typedef unsigned short B;
+};
+template <typename T> struct rs_narrow_float {
+    typedef rs_f16 A;
+    typedef rs_bf16 B;
+    static __device__ __forceinline__ void put(void *p, int kind, rs_u64 i, T v)
+    {
+        const float f = (float)v;
+        static_cast<unsigned short *>(p)[i] = kind == 0 ? rs_float_to_half(f) : rs_float_to_bfloat16(f);
+    }
+};
+template <> struct rs_narrow_of<float> : rs_narrow_float<float> {};
+template <> struct rs_narrow_of<double> : rs_narrow_float<double> {};
+
+template <typename T> __device__ __forceinline__ T rs_load(const rs_nsrc<T> s, rs_u64 i)
+{
+    typedef typename rs_narrow_of<T>::A A;
+    typedef typename rs_narrow_of<T>::B B;
+    return s.kind == 0 ? (T) static_cast<const A *>(s.p)[i] : (T) static_cast<const B *>(s.p)[i];
+}
+/* out[i] = v: RS_STORE of common.clh */
+template <typename T> __device__ __forceinline__ void rs_put(T *out, rs_u64 i, T v) { out[i] = v; }
+template <typename T> __device__ __forceinline__ void rs_put(const rs_ndst<T> d, rs_u64 i, T v)
+{
+    if (d.kind < 0) static_cast<T *>(d.p)[i] = v;
+    else rs_narrow_of<T>::put(d.p, d.kind, i, v);
+}
+
+static inline int rs_narrow_kind(int dtype)
+{
+    return dtype == RS_INT8 || dtype == RS_UINT8 || dtype == RS_FLOAT16 ? 0 : 1;
+}
+/* The scan launchers' kernel arguments for the dispatch's input type X: a pointer, or rs_nsrc / rs_ndst. */
+template <typename X> struct rs_scan_src {
+    typedef const X *type;
+    static type make(const void *p, int) { return static_cast<type>(p); }
+};
+template <typename T> struct rs_scan_src<rs_nmark<T>> {
+    typedef rs_nsrc<T> type;
+    static type make(const void *p, int dtype) { return type{p, rs_narrow_kind(dtype)}; }
+};
+template <typename X, typename T> struct rs_scan_dst {
+    typedef T *type;
+    static type make(void *p, int) { return static_cast<type>(p); }
+};
+template <typename T> struct rs_scan_dst<rs_nmark<T>, T> {
+    typedef rs_ndst<T> type;
+    static type make(void *p, int dtype) { return type{p, dtype >= RS_INT8 ? rs_narrow_kind(dtype) : -1}; }
+};
+template <typename X> struct rs_is_nmark {
+    static const bool value = false;
+};
+template <typename T> struct rs_is_nmark<rs_nmark<T>> {
+    static const bool value = true;
+};
 
 /* ---- shared-memory access to a thread's N contiguous values ----
  * Reads / writes p[0..N-1] with 16-byte (or N-element, if smaller) vector accesses: the same values, fewer
@@ -223,7 +428,11 @@ __device__ __forceinline__ int rs_before(X av, rs_u64 ai, X bv, rs_u64 bi, rs_u6
 /* ---- host-side dispatch: (input dtype, output dtype, op) -> template instantiation ----
  * f is called as f(rs_tag<IN_T>(), rs_tag<T>(), rs_op_tag<OpTemplate>()); inside, use
  *   typedef typename decltype(in_tag)::type IN_T; ... typedef typename decltype(op_tag)::template apply<T> Op;
- * Accepted pairs: same type, or the widenings INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64. */
+ * Accepted pairs: same type, or the widenings INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64, and a narrow input
+ * with T = the type it combines in: its output's, or for a narrow output the 32-bit type of its kind (a narrow
+ * output is stored from T by the caller: reduce_store_out, or the scans' rs_ndst). Narrow inputs come as their
+ * storage type (SCAN = false: the reductions, one instance per pair) or as rs_nmark<T> (SCAN = true: the scans, one
+ * instance per T, the element type a kernel argument). */
 template <typename X> struct rs_tag {
     typedef X type;
 };
@@ -231,7 +440,33 @@ template <template <typename> class O> struct rs_op_tag {
     template <typename T> using apply = O<T>;
 };
 
-template <template <typename> class O, class F>
+/* T's dtype for a narrow input: the output's, or for a narrow output the 32-bit type of its kind */
+static inline int rs_narrow_compute(int out_dtype)
+{
+    switch (out_dtype) {
+    case RS_INT8:
+    case RS_INT16: return RS_INT32;
+    case RS_UINT8:
+    case RS_UINT16: return RS_UINT32;
+    case RS_FLOAT16:
+    case RS_BFLOAT16: return RS_FLOAT32;
+    }
+    return out_dtype;
+}
+
+template <bool SCAN, class F, class O, typename T> static cudaError_t rs_narrow_pair(int in_dtype, F &f, const O &o)
+{
+    typedef rs_narrow_of<T> N;
+    if constexpr (SCAN) {
+        (void)in_dtype;
+        return f(rs_tag<rs_nmark<T>>(), rs_tag<T>(), o);
+    } else {
+        if (rs_narrow_kind(in_dtype) == 0) return f(rs_tag<typename N::A>(), rs_tag<T>(), o);
+        return f(rs_tag<typename N::B>(), rs_tag<T>(), o);
+    }
+}
+
+template <bool SCAN, template <typename> class O, class F>
 static cudaError_t rs_dispatch_types(int in_dtype, int out_dtype, F &f)
 {
     const rs_op_tag<O> o;
@@ -247,18 +482,46 @@ static cudaError_t rs_dispatch_types(int in_dtype, int out_dtype, F &f)
     RS_PAIR(RS_FLOAT32, RS_FLOAT64, float, double)
     RS_PAIR(RS_FLOAT64, RS_FLOAT64, double, double)
 #undef RS_PAIR
+    const int c = rs_narrow_compute(out_dtype);
+    switch (in_dtype) {
+    case RS_INT8:
+    case RS_INT16:
+        if (c == RS_INT32) return rs_narrow_pair<SCAN, F, rs_op_tag<O>, int>(in_dtype, f, o);
+        if (c == RS_INT64) return rs_narrow_pair<SCAN, F, rs_op_tag<O>, long long>(in_dtype, f, o);
+        break;
+    case RS_UINT8:
+    case RS_UINT16:
+        if (c == RS_UINT32) return rs_narrow_pair<SCAN, F, rs_op_tag<O>, unsigned int>(in_dtype, f, o);
+        if (c == RS_UINT64) return rs_narrow_pair<SCAN, F, rs_op_tag<O>, unsigned long long>(in_dtype, f, o);
+        break;
+    case RS_FLOAT16:
+    case RS_BFLOAT16:
+        if (c == RS_FLOAT32) return rs_narrow_pair<SCAN, F, rs_op_tag<O>, float>(in_dtype, f, o);
+        if (c == RS_FLOAT64) return rs_narrow_pair<SCAN, F, rs_op_tag<O>, double>(in_dtype, f, o);
+        break;
+    }
     return cudaErrorInvalidValue;
 }
 
-template <class F> static cudaError_t rs_dispatch(int in_dtype, int out_dtype, int op, F f)
+template <bool SCAN, class F> static cudaError_t rs_dispatch_ops(int in_dtype, int out_dtype, int op, F &f)
 {
     switch (op) {
-    case RS_SUM: return rs_dispatch_types<rs_op_sum>(in_dtype, out_dtype, f);
-    case RS_PROD: return rs_dispatch_types<rs_op_prod>(in_dtype, out_dtype, f);
-    case RS_MIN: return rs_dispatch_types<rs_op_min>(in_dtype, out_dtype, f);
-    case RS_MAX: return rs_dispatch_types<rs_op_max>(in_dtype, out_dtype, f);
+    case RS_SUM: return rs_dispatch_types<SCAN, rs_op_sum>(in_dtype, out_dtype, f);
+    case RS_PROD: return rs_dispatch_types<SCAN, rs_op_prod>(in_dtype, out_dtype, f);
+    case RS_MIN: return rs_dispatch_types<SCAN, rs_op_min>(in_dtype, out_dtype, f);
+    case RS_MAX: return rs_dispatch_types<SCAN, rs_op_max>(in_dtype, out_dtype, f);
     }
     return cudaErrorInvalidValue;
+}
+/* The reductions: a narrow input as its storage type. */
+template <class F> static cudaError_t rs_dispatch(int in_dtype, int out_dtype, int op, F f)
+{
+    return rs_dispatch_ops<false>(in_dtype, out_dtype, op, f);
+}
+/* The scans: a narrow input as rs_nmark<T> (rs_scan_src / rs_scan_dst make the kernel arguments). */
+template <class F> static cudaError_t rs_dispatch_scan(int in_dtype, int out_dtype, int op, F f)
+{
+    return rs_dispatch_ops<true>(in_dtype, out_dtype, op, f);
 }
 
 /* One dtype (argmin/argmax, top-k): f(rs_tag<IN_T>()). */
@@ -271,6 +534,12 @@ template <class F> static cudaError_t rs_dispatch_dtype(int dtype, F f)
     case RS_UINT64: return f(rs_tag<unsigned long long>());
     case RS_FLOAT32: return f(rs_tag<float>());
     case RS_FLOAT64: return f(rs_tag<double>());
+    case RS_INT8: return f(rs_tag<signed char>());
+    case RS_UINT8: return f(rs_tag<unsigned char>());
+    case RS_INT16: return f(rs_tag<short>());
+    case RS_UINT16: return f(rs_tag<unsigned short>());
+    case RS_FLOAT16: return f(rs_tag<rs_f16>());
+    case RS_BFLOAT16: return f(rs_tag<rs_bf16>());
     }
     return cudaErrorInvalidValue;
 }

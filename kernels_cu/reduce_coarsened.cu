@@ -92,3 +92,26 @@ extern "C" cudaError_t rs_cu_reduce_coarsened(int in_dtype, int out_dtype, int o
         return rs_launched();
     });
 }
+
+/* A narrow output (twin: reduce_store_out in common.clh): the reduction's last pass leaves its value in T (the
+ * 32-bit type the narrow type combines in) in scratch; this stores it in the output type, rounded once (float16,
+ * bfloat16) or as its low bits (integers). One thread. */
+template <typename T> __global__ void reduce_store_out(const T *src, void *dst, int kind)
+{
+    rs_put(rs_ndst<T>{dst, kind}, 0, *src);
+}
+
+extern "C" cudaError_t rs_cu_reduce_store_out(int out_dtype, const void *src, void *dst, cudaStream_t stream)
+{
+    const int kind = rs_narrow_kind(out_dtype);
+    switch (out_dtype) {
+    case RS_INT8:
+    case RS_INT16: reduce_store_out<int><<<1, 1, 0, stream>>>((const int *)src, dst, kind); break;
+    case RS_UINT8:
+    case RS_UINT16: reduce_store_out<unsigned int><<<1, 1, 0, stream>>>((const unsigned int *)src, dst, kind); break;
+    case RS_FLOAT16:
+    case RS_BFLOAT16: reduce_store_out<float><<<1, 1, 0, stream>>>((const float *)src, dst, kind); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return rs_launched();
+}

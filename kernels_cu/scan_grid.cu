@@ -3,13 +3,14 @@
  * Every block scan B of the scan_*.cuh headers (ks, ksdb, bk, coarse) gets, as templates over the policy
  * struct B (rs_block_ks, ...), the input type, the output type T and the op:
  *
- *   scan_sections<B, SRC, T, Op>(const SRC *in, T *out, T *totals, n, exclusive, T seed, int seeded)
+ *   scan_sections<B, SRC, DST, T, Op>(SRC in, DST out, T *totals, n, exclusive, T seed, int seeded)
  *       Block-scans every section of n values and writes L (inclusive, or exclusive: the previous local value,
  *       identity at the section start). seeded = 0: L as is, and totals[j] = the section's total (the block
  *       scan's last element). seeded = 1 (the one-section case): out = seed (+) L, totals is not touched.
- *       SRC = IN_T on level 0 (converting IN_T -> T; the OpenCL scan_sections_in_B), SRC = T on the levels of
- *       section totals, scanned in place with in == out (scan_sections_t_B).
- *   tile_reduce<B, IN_T, T, Op>(const IN_T *in, T *totals, n, T seed, unsigned *done, int scan_totals)
+ *       SRC = const IN_T * on level 0 (converting IN_T -> T; the OpenCL scan_sections_in_B), const T * on the
+ *       levels of section totals, scanned in place with in == out (scan_sections_t_B). A narrow input or output
+ *       comes as rs_nsrc<T> / rs_ndst<T> (common.cuh: one instance per T, the element type an argument).
+ *   tile_reduce<B, SRC, T, Op>(SRC in, T *totals, n, T seed, unsigned *done, int scan_totals)
  *       totals[j] = the total of section j, the same expression (so the same bits) as the block scan's last
  *       element: each thread folds its SECTION/256 contiguous values left to right, then the balanced
  *       pairwise tree over the 256 thread values. scan_totals = 1 (the totals fit one section): the block that
@@ -18,7 +19,7 @@
  *       pattern (a fence, then an atomic ticket; the last block reads what the others wrote) is defined by CUDA's
  *       memory model, while OpenCL 1.2 orders nothing between work-groups outside atomics (Oclgrind reports it as a
  *       race), so the OpenCL twin keeps the one-section scan_sections launch. Same bits either way.
- *   scan_tile_seeded<B, IN_T, T, Op>(const IN_T *in, T *out, const T *carry, n, exclusive)
+ *   scan_tile_seeded<B, SRC, DST, T, Op>(SRC in, DST out, const T *carry, n, exclusive)
  *       Block-scans every section again and writes out = carry[j] (+) L (reduce-then-scan, last kernel).
  *
  * and, independent of the block scan:
@@ -42,9 +43,9 @@
 #include "scan_kogge_stone.cuh"
 #include "scan_kogge_stone_db.cuh"
 
-template <class B, typename SRC, typename T, class Op>
+template <class B, typename SRC, typename DST, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
-    scan_sections(const SRC *in, T *out, T *totals, rs_u64 n, int exclusive, T seed, int seeded)
+    scan_sections(SRC in, DST out, T *totals, rs_u64 n, int exclusive, T seed, int seeded)
 {
     __shared__ __align__(16) T s[B::SECTION];
     __shared__ __align__(16) T aux[B::AUX];
@@ -61,7 +62,7 @@ __global__ void __launch_bounds__(RS_GROUP)
 
 template <class B, typename SRC, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
-    tile_reduce(const SRC *__restrict__ in, T *totals, rs_u64 n, T seed, unsigned *done, int scan_totals)
+    tile_reduce(SRC in, T *totals, rs_u64 n, T seed, unsigned *done, int scan_totals)
 {
     __shared__ __align__(16) T s[B::SECTION];
     __shared__ __align__(16) T r[RS_GROUP];
@@ -109,9 +110,9 @@ __global__ void __launch_bounds__(RS_GROUP)
     if (t == 0) *done = 0u; /* ready for the next launch on the stream */
 }
 
-template <class B, typename SRC, typename T, class Op>
+template <class B, typename SRC, typename DST, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
-    scan_tile_seeded(const SRC *in, T *out, const T *carry, rs_u64 n, int exclusive)
+    scan_tile_seeded(SRC in, DST out, const T *carry, rs_u64 n, int exclusive)
 {
     __shared__ __align__(16) T s[B::SECTION];
     __shared__ __align__(16) T aux[B::AUX];
@@ -171,15 +172,17 @@ extern "C" cudaError_t rs_cu_scan_sections(int block, int in_dtype, int out_dtyp
 {
     return rs_dispatch_block(block, [&](auto b) -> cudaError_t {
         typedef decltype(b) B;
-        return rs_dispatch(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
+        return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
             typedef typename decltype(xt)::type X;
             typedef typename decltype(tt)::type T;
             typedef typename decltype(ot)::template apply<T> Op;
+            typedef rs_scan_src<X> S;
+            typedef rs_scan_dst<X, T> D;
             T seed_v;
             memset(&seed_v, 0, sizeof seed_v);
             if (seeded) memcpy(&seed_v, seed, sizeof seed_v);
-            scan_sections<B, X, T, Op><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)out, (T *)totals, n,
-                                                                      exclusive, seed_v, seeded);
+            scan_sections<B, typename S::type, typename D::type, T, Op><<<grid, RS_GROUP, 0, stream>>>(
+                S::make(in, in_dtype), D::make(out, out_dtype), (T *)totals, n, exclusive, seed_v, seeded);
             return rs_launched();
         });
     });
@@ -191,15 +194,16 @@ extern "C" cudaError_t rs_cu_scan_tile_reduce(int block, int in_dtype, int out_d
 {
     return rs_dispatch_block(block, [&](auto b) -> cudaError_t {
         typedef decltype(b) B;
-        return rs_dispatch(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
+        return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
             typedef typename decltype(xt)::type X;
             typedef typename decltype(tt)::type T;
             typedef typename decltype(ot)::template apply<T> Op;
+            typedef rs_scan_src<X> S;
             T seed_v;
             memset(&seed_v, 0, sizeof seed_v);
             if (done) memcpy(&seed_v, seed, sizeof seed_v);
-            tile_reduce<B, X, T, Op><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)totals, n, seed_v, done,
-                                                                    done != NULL);
+            tile_reduce<B, typename S::type, T, Op><<<grid, RS_GROUP, 0, stream>>>(S::make(in, in_dtype), (T *)totals,
+                                                                                   n, seed_v, done, done != NULL);
             return rs_launched();
         });
     });
@@ -211,12 +215,14 @@ extern "C" cudaError_t rs_cu_scan_tile_seeded(int block, int in_dtype, int out_d
 {
     return rs_dispatch_block(block, [&](auto b) -> cudaError_t {
         typedef decltype(b) B;
-        return rs_dispatch(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
+        return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
             typedef typename decltype(xt)::type X;
             typedef typename decltype(tt)::type T;
             typedef typename decltype(ot)::template apply<T> Op;
-            scan_tile_seeded<B, X, T, Op><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)out, (const T *)carry,
-                                                                         n, exclusive);
+            typedef rs_scan_src<X> S;
+            typedef rs_scan_dst<X, T> D;
+            scan_tile_seeded<B, typename S::type, typename D::type, T, Op><<<grid, RS_GROUP, 0, stream>>>(
+                S::make(in, in_dtype), D::make(out, out_dtype), (const T *)carry, n, exclusive);
             return rs_launched();
         });
     });

@@ -6,9 +6,10 @@
 
 #include "common.cuh"
 
-/* s[k] = in[base + k] as T for k < section (identity past n); coalesced: thread t takes k = t, t+256, ... */
+/* s[k] = in[base + k] as T for k < section (identity past n); coalesced: thread t takes k = t, t+256, ...
+ * SRC: a pointer to the input type, or rs_nsrc<T> (a narrow input, common.cuh). */
 template <typename T, class Op, typename SRC>
-__device__ __forceinline__ void rs_scan_load(T *s, const SRC *in, rs_u64 base, rs_u64 n, unsigned section)
+__device__ __forceinline__ void rs_scan_load(T *s, SRC in, rs_u64 base, rs_u64 n, unsigned section)
 {
     for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
         const rs_u64 g = base + k;
@@ -16,16 +17,17 @@ __device__ __forceinline__ void rs_scan_load(T *s, const SRC *in, rs_u64 base, r
     }
 }
 
-/* out[base + k] = [seed (+)] L[k] for the scanned section s; coalesced like the loads. */
-template <typename T, class Op>
-__device__ __forceinline__ void rs_scan_store(T *out, const T *s, rs_u64 base, rs_u64 n, unsigned section,
+/* out[base + k] = [seed (+)] L[k] for the scanned section s; coalesced like the loads. DST: T *, or rs_ndst<T> (an
+ * output of another type: rs_put stores T into it, a narrow one rounded once). */
+template <typename T, class Op, typename DST>
+__device__ __forceinline__ void rs_scan_store(DST out, const T *s, rs_u64 base, rs_u64 n, unsigned section,
                                               int exclusive, T seed, int seeded)
 {
     for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
         const rs_u64 g = base + k;
         if (g < n) {
             const T l = exclusive ? (k == 0 ? Op::identity() : s[k - 1]) : s[k];
-            out[g] = rs_out<Op>(seeded ? Op::combine(seed, l) : l);
+            rs_put(out, g, rs_out<Op>(seeded ? Op::combine(seed, l) : l));
         }
     }
 }

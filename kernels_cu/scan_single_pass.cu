@@ -318,8 +318,8 @@ __device__ rs_u64 rs_sp_slow_step(rs_sp_slow<T> *st, rs_sp_word_t *slots, rs_u64
 }
 
 /* The whole block: S[tile] from the input with the tile_reduce expression. */
-template <typename X, typename T, class Op>
-__device__ T rs_sp_reduce_tile(const X *in, T *r, rs_u64 tile, rs_u64 n, unsigned section, int inplace)
+template <typename SRC, typename T, class Op>
+__device__ T rs_sp_reduce_tile(SRC in, T *r, rs_u64 tile, rs_u64 n, unsigned section, int inplace)
 {
     const unsigned t = threadIdx.x;
     const unsigned items = section / RS_GROUP;
@@ -344,9 +344,9 @@ template <class B, typename T, class Op> struct rs_sp_min_blocks {
         sizeof(T) == 4 && (Op::code == RS_MIN || Op::code == RS_MAX || rs_sp_windows<B>::value > 1) ? 8 : 0;
 };
 
-template <class B, typename X, typename T, class Op, unsigned PER>
+template <class B, typename SRC, typename DST, typename T, class Op, unsigned PER>
 __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
-    scan_single_pass(const X *in, T *out, rs_sp_word_t *flags, rs_u64 n, int exclusive, T init, unsigned spins,
+    scan_single_pass(SRC in, DST out, rs_sp_word_t *flags, rs_u64 n, int exclusive, T init, unsigned spins,
                      int inplace)
 {
     __shared__ __align__(16) T s[PER][B::SECTION];
@@ -403,7 +403,7 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
                 __syncthreads();
                 const rs_u64 c = cmd_l;
                 if (c == RS_SP_DONE) break;
-                red = rs_sp_reduce_tile<X, T, Op>(in, r, c, n, B::SECTION, inplace);
+                red = rs_sp_reduce_tile<SRC, T, Op>(in, r, c, n, B::SECTION, inplace);
             }
             if (t == 0) {
                 w = st.w;
@@ -449,18 +449,27 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
 {
     return rs_sp_dispatch_block(block, [&](auto b) -> cudaError_t {
         typedef decltype(b) B;
-        return rs_dispatch(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
+        return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
             typedef typename decltype(xt)::type X;
             typedef typename decltype(tt)::type T;
             typedef typename decltype(ot)::template apply<T> Op;
+            typedef typename rs_scan_src<X>::type S;
+            typedef typename rs_scan_dst<X, T>::type D;
+            const S src = rs_scan_src<X>::make(in, in_dtype);
+            const D dst = rs_scan_dst<X, T>::make(out, out_dtype);
             T init_v;
             memcpy(&init_v, init, sizeof init_v);
-            if (per == 2)
-                scan_single_pass<B, X, T, Op, 2><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)out, flags, n,
-                                                                                exclusive, init_v, spins, inplace);
-            else
-                scan_single_pass<B, X, T, Op, 1><<<grid, RS_GROUP, 0, stream>>>((const X *)in, (T *)out, flags, n,
-                                                                                exclusive, init_v, spins, inplace);
+            /* A narrow input takes one tile per ticket whatever per says (one instance fewer per T for nvcc; per
+             * never changes the bits). */
+            if constexpr (!rs_is_nmark<X>::value) {
+                if (per == 2) {
+                    scan_single_pass<B, S, D, T, Op, 2><<<grid, RS_GROUP, 0, stream>>>(src, dst, flags, n, exclusive,
+                                                                                     init_v, spins, inplace);
+                    return rs_launched();
+                }
+            }
+            scan_single_pass<B, S, D, T, Op, 1><<<grid, RS_GROUP, 0, stream>>>(src, dst, flags, n, exclusive, init_v,
+                                                                             spins, inplace);
             return rs_launched();
         });
     });

@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(RS_GROUP)
         for (unsigned j = 0; j < RS_TOPK_ITEMS; j++) {
             const unsigned q = t + j * RS_GROUP;
             const rs_u64 p = base + q;
-            sv[q] = p < count ? vals[p] : (X)0;
+            sv[q] = p < count ? vals[p] : X(); /* padding */
             si[q] = p < count ? (idx ? idx[p] : p) : RS_PAD_INDEX; /* padding: >= n, ranks last */
         }
         /* Bitonic sort, "before" first. Step (size, stride): RS_TOPK_TILE/2 compare-exchanges, 2 per thread. */

@@ -13,19 +13,28 @@
  *                     flags != 0, in place with a widening, a NULL pointer that the call needs, n = 0 for
  *                     mean / argmin / argmax / top-k, k = 0 or k > min(n, 256), largest not 0/1
  *   UNSUPPORTED       allowed only for FLOAT64 on a device without fp64 (probed once), the single_pass grid,
- *                     and the warp_sync / shuffle reductions
- *   OK                otherwise
+ *                     and the warp_sync / shuffle reductions; and required for the narrow types (INT8 .. BFLOAT16,
+ *                     docs/SEMANTICS.md "Narrow types") on a backend that has no kernels for them (probed once: a
+ *                     1-element int8 sum returning UNSUPPORTED), where INVALID_ARGUMENT is accepted too when the
+ *                     call is invalid otherwise (api/src/check.c checks the dtype before the rest)
+ *   OK                otherwise; the narrow types and their widenings (int8 / int16 -> int32, int64; uint8 / uint16
+ *                     -> uint32, uint64; float16 / bfloat16 -> float32, float64) on a backend that runs them; any
+ *                     other out_dtype (int8 -> uint32, float16 -> int32, int8 -> int16, int32 -> int8, ...) is
+ *                     INVALID_ARGUMENT (api/src/check.c, rs_check_out_dtype)
  * On error redscan_last_error must be non-empty and the caller's outputs untouched (sentinels); on success the
  * result is compared with the host references (reference.h): integers, argmin/argmax/top-k and float min/max of
  * scans exactly; float min/max of reductions by value (NaN-ness, +0 == -0); float sum/prod within the reference's
  * bound where no partial result can overflow or underflow (the bound does not hold otherwise), and bit for bit with
- * the documented order where the algorithm is known. Any deviation aborts (a libFuzzer crash, input saved).
+ * the documented order where the algorithm is known; float16 / bfloat16 against the same references, which combine
+ * in float32 and round once on store (reference.h; a NaN sum / product is the canonical NaN, compared bit for bit).
+ * Any deviation aborts (a libFuzzer crash, input saved).
  *
  * The context is created once (REDSCAN_BACKEND picks the backend, default auto) and kept for the whole run, so
  * the library's caches persist across inputs as in a long-running program; it is destroyed at exit.
  *
  * Input layout (bytes; missing bytes read as 0):
- *   0 function   1 op   2 dtype   3 flags A   4 flags B   5 algorithm/block/grid   6-7 n   8-9 k   10.. data */
+ *   0 function   1 op   2 dtype (1..12 and around)   3 flags A   4 flags B   5 algorithm/block/grid   6-7 n   8-9 k
+ *   10.. data */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -41,6 +50,7 @@
 
 static redscan_ctx *g_ctx;
 static int g_have_fp64 = 1;
+static int g_narrow = 1; /* the backend runs the narrow types (probed) */
 
 static void fail(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -77,8 +87,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     double one = 1.0, r = 0;
     if (redscan_reduce_host(g_ctx, REDSCAN_SUM, REDSCAN_FLOAT64, &one, 1, &r) == REDSCAN_ERR_UNSUPPORTED) g_have_fp64 = 0;
-    fprintf(stderr, "fuzz_api: backend %s, device \"%s\"%s\n", redscan_backend_name(g_ctx), redscan_device_name(g_ctx),
-            g_have_fp64 ? "" : ", no fp64");
+    const int8_t one8 = 1;
+    int8_t r8 = 0;
+    if (redscan_reduce_host(g_ctx, REDSCAN_SUM, REDSCAN_INT8, &one8, 1, &r8) == REDSCAN_ERR_UNSUPPORTED) g_narrow = 0;
+    fprintf(stderr, "fuzz_api: backend %s, device \"%s\"%s%s\n", redscan_backend_name(g_ctx), redscan_device_name(g_ctx),
+            g_have_fp64 ? "" : ", no fp64", g_narrow ? "" : ", narrow types refused (expected: UNSUPPORTED)");
     atexit(destroy_ctx);
     return 0;
 }
@@ -93,7 +106,7 @@ typedef struct {
 static uint8_t byte_at(const input *in, size_t i) { return i < in->len ? in->p[i] : 0; }
 
 static int valid_op(int op) { return op >= REDSCAN_SUM && op <= REDSCAN_MAX; }
-static int valid_dtype(int dt) { return dt >= REDSCAN_INT32 && dt <= REDSCAN_FLOAT64; }
+static int valid_dtype(int dt) { return dt >= REDSCAN_INT32 && dt <= REDSCAN_BFLOAT16; }
 
 /* Mostly valid values; 1/16 of the byte range maps to values around the enum (invalid ones included). */
 static int enum_from(uint8_t b, int lo, int count)
@@ -119,8 +132,13 @@ static const char *st_name(redscan_status s) { return redscan_status_string(s); 
 
 /* want: bit mask of acceptable statuses */
 #define M(s) (1u << (unsigned)(s))
+static int g_narrow_refused; /* this input's dtype is narrow and the backend has no narrow kernels */
 static void expect_status(redscan_status st, unsigned want)
 {
+    /* the dtype is checked before everything but the op: UNSUPPORTED, or INVALID_ARGUMENT where that was due anyway */
+    if (g_narrow_refused)
+        want = (want & M(REDSCAN_ERR_INVALID_ARGUMENT)) ? M(REDSCAN_ERR_INVALID_ARGUMENT) | M(REDSCAN_ERR_UNSUPPORTED)
+                                                       : M(REDSCAN_ERR_UNSUPPORTED);
     if ((unsigned)st > 31 || !(M(st) & want)) {
         char buf[256] = "";
         for (unsigned s = 0; s <= REDSCAN_ERR_DEVICE; s++)
@@ -141,6 +159,7 @@ static void expect_status(redscan_status st, unsigned want)
 /* Can no partial sum (any order) overflow? Then the absolute bound holds. */
 static int sum_safe(redscan_dtype T, const ref_ld_acc *acc, unsigned depth)
 {
+    T = ref_compute_type(T); /* float16 / bfloat16 combine in float32 */
     long double maxv = T == REDSCAN_FLOAT32 ? (long double)FLT_MAX : (long double)DBL_MAX;
     long double eps = T == REDSCAN_FLOAT32 ? (long double)FLT_EPSILON : (long double)DBL_EPSILON;
     return acc->abs_sum * (1.0L + (long double)(depth + 2) * eps) < maxv / 2;
@@ -150,7 +169,8 @@ static int sum_safe(redscan_dtype T, const ref_ld_acc *acc, unsigned depth)
  * partial products of the finite, non-zero factors. */
 static int prod_safe(redscan_dtype T, const void *x, redscan_dtype dt, size_t n, const ref_val *init)
 {
-    int lo_exp = T == REDSCAN_FLOAT32 ? FLT_MIN_EXP : DBL_MIN_EXP, hi_exp = T == REDSCAN_FLOAT32 ? FLT_MAX_EXP : DBL_MAX_EXP;
+    const redscan_dtype C = ref_compute_type(T); /* float16 / bfloat16 combine in float32 */
+    int lo_exp = C == REDSCAN_FLOAT32 ? FLT_MIN_EXP : DBL_MIN_EXP, hi_exp = C == REDSCAN_FLOAT32 ? FLT_MAX_EXP : DBL_MAX_EXP;
     long double up = 0, down = 0;
     for (size_t i = 0; i <= n; i++) {
         long double v;
@@ -273,10 +293,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     input in = {data, size};
     const int fn = byte_at(&in, 0) % 8;
     const int op = enum_from(byte_at(&in, 1), REDSCAN_SUM, 4);
-    const int dt = enum_from(byte_at(&in, 2), REDSCAN_INT32, 6);
-    /* The narrow types (7..12) are not fuzzed yet: this harness's host references (reference.c) know only the six
-     * wide types; tests/test_narrow checks them against its own references. */
-    if (dt >= 7 && dt <= 12) return 0;
+    const int dt = enum_from(byte_at(&in, 2), REDSCAN_INT32, 12);
     const uint8_t fa = byte_at(&in, 3), fb = byte_at(&in, 4), fc = byte_at(&in, 5);
     size_t n = ((size_t)byte_at(&in, 6) | (size_t)byte_at(&in, 7) << 8) % (MAXN + 1);
     size_t k = ((size_t)byte_at(&in, 8) | (size_t)byte_at(&in, 9) << 8) % 300;
@@ -290,6 +307,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int odsel = (fa >> 3) & 3; /* out_dtype: 0, same, widening, other */
     int largest = (fa >> 5) & 1;
     const int want_aux = (fa >> 6) & 1; /* argmin/argmax value, top-k indices */
+    const int odalt = (fa >> 7) & 1;    /* narrow: the 64-bit widening; odsel 3: another bad out_dtype */
     /* flags B: rare invalid knobs and NULL pointers */
     const int nullsel = (fb & 0xF0) == 0xF0 ? (fb & 3) : 0; /* 1: in NULL, 2: out / result NULL, 3: both */
     const unsigned flags = (fb & 0x0C) == 0x0C ? 1u << (fb >> 4 & 7) : 0;
@@ -301,15 +319,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* types */
     const size_t es = valid_dtype(dt) ? ref_size((redscan_dtype)dt) : 8;
     int out_dtype = 0;
+    redscan_dtype wid[2] = {(redscan_dtype)0, (redscan_dtype)0};
+    const int nwid = valid_dtype(dt) ? ref_widenings((redscan_dtype)dt, wid) : 0;
     if (odsel == 1) out_dtype = dt;
-    else if (odsel == 2) out_dtype = valid_dtype(dt) ? (int)ref_widening((redscan_dtype)dt) : 0;
-    else if (odsel == 3) out_dtype = valid_dtype(dt) ? 1 + (dt % 6) : 3; /* some other dtype */
+    else if (odsel == 2) out_dtype = nwid ? (int)wid[odalt && nwid > 1] : 0;
+    else if (odsel == 3) /* some other dtype: wide types get a wide or (odalt) a narrow one (int32 -> int8, ...); narrow
+                          * ones any other (int8 -> uint32, float16 -> int32, int8 -> int16, bfloat16 -> float16, ...) */
+        out_dtype = !valid_dtype(dt) ? 3 : dt <= REDSCAN_FLOAT64 ? (odalt ? 7 + dt % 6 : 1 + dt % 6) : 1 + (dt * 5 + odalt) % 12;
     if (odsel == 2 && out_dtype == 0) out_dtype = dt; /* no widening for this type */
     const int ex_fn = fn == 1 || fn == 3;
     redscan_dtype T = (redscan_dtype)dt; /* output type */
     int od_ok = 1;
     if (ex_fn && out_dtype != 0 && out_dtype != dt) {
-        if (valid_dtype(dt) && out_dtype == (int)ref_widening((redscan_dtype)dt)) T = (redscan_dtype)out_dtype;
+        if (valid_dtype(dt) && ref_out_ok((redscan_dtype)dt, (redscan_dtype)out_dtype)) T = (redscan_dtype)out_dtype;
         else od_ok = 0;
     }
     const size_t os = valid_dtype(T) ? ref_size(T) : 8;
@@ -323,10 +345,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(xcopy, x, (n ? n : 1) * es + 16);
     ref_val init = ref_zero();
     if (use_init) memcpy(init.b, plen >= 8 ? payload + plen - 8 : (const uint8_t *)"\x03\0\0\0\0\0\xf0\x3f", 8);
-    if (valid_dtype(T) && ref_size(T) == 4) memset(init.b + 4, 0, 4);
+    if (valid_dtype(T)) memset(init.b + ref_size(T), 0, 8 - ref_size(T)); /* one element of the output type */
 
     /* the status the documents prescribe */
     int invalid = !valid_dtype(dt);
+    g_narrow_refused = !g_narrow && valid_dtype(dt) && ref_is_narrow((redscan_dtype)dt);
     int unsupported_ok = 0;
     const size_t outbytes = (n ? n : 1) * (os > es ? os : es) + 64;
     memset(out, SENT, outbytes);

@@ -6,19 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "half_ref.h"
+
 /* ------------------------------------------------------------------ element basics */
 
 size_t ref_size(redscan_dtype dt)
 {
     switch (dt) {
+    case REDSCAN_INT8: case REDSCAN_UINT8: return 1;
+    case REDSCAN_INT16: case REDSCAN_UINT16: case REDSCAN_FLOAT16: case REDSCAN_BFLOAT16: return 2;
     case REDSCAN_INT32: case REDSCAN_UINT32: case REDSCAN_FLOAT32: return 4;
     case REDSCAN_INT64: case REDSCAN_UINT64: case REDSCAN_FLOAT64: return 8;
     default: return 0;
     }
 }
 
-int ref_is_float(redscan_dtype dt) { return dt == REDSCAN_FLOAT32 || dt == REDSCAN_FLOAT64; }
-int ref_is_signed(redscan_dtype dt) { return dt == REDSCAN_INT32 || dt == REDSCAN_INT64; }
+int ref_is_narrow_float(redscan_dtype dt) { return dt == REDSCAN_FLOAT16 || dt == REDSCAN_BFLOAT16; }
+int ref_is_narrow(redscan_dtype dt) { return dt >= REDSCAN_INT8 && dt <= REDSCAN_BFLOAT16; }
+int ref_is_float(redscan_dtype dt) { return dt == REDSCAN_FLOAT32 || dt == REDSCAN_FLOAT64 || ref_is_narrow_float(dt); }
+int ref_is_signed(redscan_dtype dt)
+{
+    return dt == REDSCAN_INT32 || dt == REDSCAN_INT64 || dt == REDSCAN_INT8 || dt == REDSCAN_INT16;
+}
+redscan_dtype ref_compute_type(redscan_dtype out_dt) { return ref_is_narrow_float(out_dt) ? REDSCAN_FLOAT32 : out_dt; }
 
 const char *ref_dtype_str(redscan_dtype dt)
 {
@@ -29,6 +39,12 @@ const char *ref_dtype_str(redscan_dtype dt)
     case REDSCAN_UINT64: return "uint64";
     case REDSCAN_FLOAT32: return "float32";
     case REDSCAN_FLOAT64: return "float64";
+    case REDSCAN_INT8: return "int8";
+    case REDSCAN_UINT8: return "uint8";
+    case REDSCAN_INT16: return "int16";
+    case REDSCAN_UINT16: return "uint16";
+    case REDSCAN_FLOAT16: return "float16";
+    case REDSCAN_BFLOAT16: return "bfloat16";
     default: return "none";
     }
 }
@@ -67,11 +83,79 @@ void ref_store(redscan_dtype dt, void *p, size_t i, ref_val v)
 
 redscan_dtype ref_widening(redscan_dtype dt)
 {
+    redscan_dtype w[2];
+    return ref_widenings(dt, w) ? w[0] : (redscan_dtype)0;
+}
+
+int ref_widenings(redscan_dtype dt, redscan_dtype out[2])
+{
     switch (dt) {
-    case REDSCAN_INT32: return REDSCAN_INT64;
-    case REDSCAN_UINT32: return REDSCAN_UINT64;
-    case REDSCAN_FLOAT32: return REDSCAN_FLOAT64;
-    default: return (redscan_dtype)0;
+    case REDSCAN_INT32: out[0] = REDSCAN_INT64; return 1;
+    case REDSCAN_UINT32: out[0] = REDSCAN_UINT64; return 1;
+    case REDSCAN_FLOAT32: out[0] = REDSCAN_FLOAT64; return 1;
+    case REDSCAN_INT8: case REDSCAN_INT16: out[0] = REDSCAN_INT32, out[1] = REDSCAN_INT64; return 2;
+    case REDSCAN_UINT8: case REDSCAN_UINT16: out[0] = REDSCAN_UINT32, out[1] = REDSCAN_UINT64; return 2;
+    case REDSCAN_FLOAT16: case REDSCAN_BFLOAT16: out[0] = REDSCAN_FLOAT32, out[1] = REDSCAN_FLOAT64; return 2;
+    default: return 0;
+    }
+}
+
+int ref_out_ok(redscan_dtype dt, redscan_dtype out)
+{
+    redscan_dtype w[2];
+    const int k = ref_widenings(dt, w);
+    return out == dt || (k > 0 && out == w[0]) || (k > 1 && out == w[1]);
+}
+
+static float f32_of_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t bits_of_f32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+float ref_narrow_to_f32(redscan_dtype dt, uint16_t b)
+{
+    if (dt == REDSCAN_BFLOAT16) return f32_of_bits((uint32_t)b << 16); /* the high half of a float32 */
+    if ((b & 0x7c00u) == 0x7c00u && (b & 0x3ffu)) /* NaN: sign and payload moved into float32's high mantissa */
+        return f32_of_bits(((uint32_t)(b & 0x8000u) << 16) | 0x7f800000u | ((uint32_t)(b & 0x3ffu) << 13));
+    return (float)half_value(b); /* exact (float64 reference, tests/half_ref.h) */
+}
+
+uint16_t ref_f32_to_narrow(redscan_dtype dt, float f)
+{
+    const uint32_t u = bits_of_f32(f);
+    if (isnan(f)) {
+        /* the payload bits that fit; the quiet bit when none do */
+        if (dt == REDSCAN_BFLOAT16) {
+            const uint16_t t = (uint16_t)(u >> 16);
+            return (uint16_t)((t & 0x7fu) ? t : (t | 0x40u));
+        }
+        const uint16_t pl = (uint16_t)((u >> 13) & 0x3ffu);
+        return (uint16_t)(((u >> 16) & 0x8000u) | 0x7c00u | (pl ? pl : 0x200u));
+    }
+    if (dt == REDSCAN_BFLOAT16) return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); /* nearest, ties to even */
+    return half_nearest(f);
+}
+
+/* integer element as int64 / uint64 (sign- or zero-extended) */
+static int64_t int_value(redscan_dtype dt, ref_val v)
+{
+    switch (dt) {
+    case REDSCAN_INT8: return v.i8;
+    case REDSCAN_UINT8: return v.u8;
+    case REDSCAN_INT16: return v.i16;
+    case REDSCAN_UINT16: return v.u16;
+    case REDSCAN_INT32: return v.i32;
+    case REDSCAN_UINT32: return v.u32;
+    default: return v.i64;
     }
 }
 
@@ -82,7 +166,14 @@ ref_val ref_convert(redscan_dtype from, redscan_dtype to, ref_val v)
     if (from == REDSCAN_INT32 && to == REDSCAN_INT64) r.i64 = v.i32;
     else if (from == REDSCAN_UINT32 && to == REDSCAN_UINT64) r.u64 = v.u32;
     else if (from == REDSCAN_FLOAT32 && to == REDSCAN_FLOAT64) r.f64 = (double)v.f32;
-    else abort(); /* a test bug: only widenings are documented */
+    else if ((from == REDSCAN_INT8 || from == REDSCAN_INT16) && to == REDSCAN_INT32) r.i32 = (int32_t)int_value(from, v);
+    else if ((from == REDSCAN_INT8 || from == REDSCAN_INT16) && to == REDSCAN_INT64) r.i64 = int_value(from, v);
+    else if ((from == REDSCAN_UINT8 || from == REDSCAN_UINT16) && to == REDSCAN_UINT32) r.u32 = (uint32_t)int_value(from, v);
+    else if ((from == REDSCAN_UINT8 || from == REDSCAN_UINT16) && to == REDSCAN_UINT64) r.u64 = (uint64_t)int_value(from, v);
+    else if (ref_is_narrow_float(from) && to == REDSCAN_FLOAT32) r.f32 = ref_narrow_to_f32(from, v.u16);
+    else if (ref_is_narrow_float(from) && to == REDSCAN_FLOAT64) r.f64 = (double)ref_narrow_to_f32(from, v.u16);
+    else if (from == REDSCAN_FLOAT32 && ref_is_narrow_float(to)) r.u16 = ref_f32_to_narrow(to, v.f32);
+    else abort(); /* a test bug: only widenings (and the float32 <-> narrow float steps) are documented */
     return r;
 }
 
@@ -96,6 +187,12 @@ ref_val ref_type_max(redscan_dtype dt)
     case REDSCAN_UINT64: v.u64 = UINT64_MAX; break;
     case REDSCAN_FLOAT32: v.f32 = INFINITY; break;
     case REDSCAN_FLOAT64: v.f64 = INFINITY; break;
+    case REDSCAN_INT8: v.i8 = INT8_MAX; break;
+    case REDSCAN_UINT8: v.u8 = UINT8_MAX; break;
+    case REDSCAN_INT16: v.i16 = INT16_MAX; break;
+    case REDSCAN_UINT16: v.u16 = UINT16_MAX; break;
+    case REDSCAN_FLOAT16: v.u16 = 0x7c00u; break;
+    case REDSCAN_BFLOAT16: v.u16 = 0x7f80u; break;
     default: break;
     }
     return v;
@@ -111,7 +208,11 @@ ref_val ref_type_min(redscan_dtype dt)
     case REDSCAN_UINT64: v.u64 = 0; break;
     case REDSCAN_FLOAT32: v.f32 = -INFINITY; break;
     case REDSCAN_FLOAT64: v.f64 = -INFINITY; break;
-    default: break;
+    case REDSCAN_INT8: v.i8 = INT8_MIN; break;
+    case REDSCAN_INT16: v.i16 = INT16_MIN; break;
+    case REDSCAN_FLOAT16: v.u16 = 0xfc00u; break;
+    case REDSCAN_BFLOAT16: v.u16 = 0xff80u; break;
+    default: break; /* unsigned: 0 */
     }
     return v;
 }
@@ -126,6 +227,9 @@ static ref_val one_of(redscan_dtype dt)
     case REDSCAN_UINT64: v.u64 = 1; break;
     case REDSCAN_FLOAT32: v.f32 = 1.0f; break;
     case REDSCAN_FLOAT64: v.f64 = 1.0; break;
+    case REDSCAN_INT8: case REDSCAN_UINT8: case REDSCAN_INT16: case REDSCAN_UINT16: v.u8 = 1; break;
+    case REDSCAN_FLOAT16: v.u16 = 0x3c00u; break;
+    case REDSCAN_BFLOAT16: v.u16 = 0x3f80u; break;
     default: break;
     }
     return v;
@@ -138,6 +242,7 @@ ref_val ref_identity(redscan_op op, redscan_dtype dt)
     case REDSCAN_SUM:
         if (dt == REDSCAN_FLOAT32) v.f32 = -0.0f;
         else if (dt == REDSCAN_FLOAT64) v.f64 = -0.0;
+        else if (ref_is_narrow_float(dt)) v.u16 = 0x8000u;
         return v; /* integers: all-zero bits */
     case REDSCAN_PROD: return one_of(dt);
     case REDSCAN_MIN: return ref_type_max(dt);
@@ -156,32 +261,30 @@ int ref_isnan(redscan_dtype dt, ref_val v)
 {
     if (dt == REDSCAN_FLOAT32) return isnan(v.f32) != 0;
     if (dt == REDSCAN_FLOAT64) return isnan(v.f64) != 0;
+    if (dt == REDSCAN_FLOAT16) return (v.u16 & 0x7fffu) > 0x7c00u;
+    if (dt == REDSCAN_BFLOAT16) return (v.u16 & 0x7fffu) > 0x7f80u;
     return 0;
 }
 
 double ref_to_double(redscan_dtype dt, ref_val v)
 {
     switch (dt) {
-    case REDSCAN_INT32: return (double)v.i32;
-    case REDSCAN_UINT32: return (double)v.u32;
-    case REDSCAN_INT64: return (double)v.i64;
     case REDSCAN_UINT64: return (double)v.u64;
     case REDSCAN_FLOAT32: return (double)v.f32;
     case REDSCAN_FLOAT64: return v.f64;
-    default: return 0.0;
+    case REDSCAN_FLOAT16: case REDSCAN_BFLOAT16: return (double)ref_narrow_to_f32(dt, v.u16);
+    default: return ref_size(dt) ? (double)int_value(dt, v) : 0.0;
     }
 }
 
 long double ref_to_ld(redscan_dtype dt, ref_val v)
 {
     switch (dt) {
-    case REDSCAN_INT32: return (long double)v.i32;
-    case REDSCAN_UINT32: return (long double)v.u32;
-    case REDSCAN_INT64: return (long double)v.i64;
     case REDSCAN_UINT64: return (long double)v.u64;
     case REDSCAN_FLOAT32: return (long double)v.f32;
     case REDSCAN_FLOAT64: return (long double)v.f64;
-    default: return 0.0L;
+    case REDSCAN_FLOAT16: case REDSCAN_BFLOAT16: return (long double)ref_narrow_to_f32(dt, v.u16);
+    default: return ref_size(dt) ? (long double)int_value(dt, v) : 0.0L;
     }
 }
 
@@ -189,19 +292,41 @@ long double ref_to_ld(redscan_dtype dt, ref_val v)
 static int cmp_val(redscan_dtype dt, ref_val a, ref_val b)
 {
     switch (dt) {
-    case REDSCAN_INT32: return (a.i32 > b.i32) - (a.i32 < b.i32);
     case REDSCAN_UINT32: return (a.u32 > b.u32) - (a.u32 < b.u32);
-    case REDSCAN_INT64: return (a.i64 > b.i64) - (a.i64 < b.i64);
     case REDSCAN_UINT64: return (a.u64 > b.u64) - (a.u64 < b.u64);
     case REDSCAN_FLOAT32: return (a.f32 > b.f32) - (a.f32 < b.f32);
     case REDSCAN_FLOAT64: return (a.f64 > b.f64) - (a.f64 < b.f64);
-    default: return 0;
+    case REDSCAN_FLOAT16: case REDSCAN_BFLOAT16: {
+        const float x = ref_narrow_to_f32(dt, a.u16), y = ref_narrow_to_f32(dt, b.u16); /* compared as float32 */
+        return (x > y) - (x < y);
     }
+    default: {
+        const int64_t x = int_value(dt, a), y = int_value(dt, b);
+        return (x > y) - (x < y);
+    }
+    }
+}
+
+/* v wrapped into the width of a narrow integer type (two's complement) */
+static ref_val wrap_narrow(redscan_dtype dt, uint64_t v)
+{
+    ref_val r = ref_zero();
+    if (ref_size(dt) == 1) r.u8 = (uint8_t)v;
+    else r.u16 = (uint16_t)v;
+    return r;
 }
 
 ref_val ref_combine(redscan_op op, redscan_dtype dt, ref_val a, ref_val b)
 {
     ref_val r = ref_zero();
+    if (ref_is_narrow_float(dt) && (op == REDSCAN_SUM || op == REDSCAN_PROD)) {
+        /* one combination on its own: in float32, rounded once on store (the canonical NaN); the references of whole
+         * operations compute in float32 (ref_compute_type) and round only their results */
+        ref_val fa = ref_convert(dt, REDSCAN_FLOAT32, a), fb = ref_convert(dt, REDSCAN_FLOAT32, b);
+        ref_val f = ref_combine(op, REDSCAN_FLOAT32, fa, fb);
+        r.u16 = isnan(f.f32) ? (dt == REDSCAN_FLOAT16 ? 0x7e00u : 0x7fc0u) : ref_f32_to_narrow(dt, f.f32);
+        return r;
+    }
     switch (op) {
     case REDSCAN_SUM:
         switch (dt) {
@@ -209,6 +334,9 @@ ref_val ref_combine(redscan_op op, redscan_dtype dt, ref_val a, ref_val b)
         case REDSCAN_INT64: case REDSCAN_UINT64: r.u64 = a.u64 + b.u64; break;
         case REDSCAN_FLOAT32: { volatile float x = a.f32 + b.f32; r.f32 = x; } break;
         case REDSCAN_FLOAT64: { volatile double x = a.f64 + b.f64; r.f64 = x; } break;
+        case REDSCAN_INT8: case REDSCAN_UINT8: case REDSCAN_INT16: case REDSCAN_UINT16:
+            r = wrap_narrow(dt, (uint64_t)a.u16 + (uint64_t)b.u16); /* the low bytes are the same for u8 */
+            break;
         default: break;
         }
         return r;
@@ -218,6 +346,9 @@ ref_val ref_combine(redscan_op op, redscan_dtype dt, ref_val a, ref_val b)
         case REDSCAN_INT64: case REDSCAN_UINT64: r.u64 = a.u64 * b.u64; break;
         case REDSCAN_FLOAT32: { volatile float x = a.f32 * b.f32; r.f32 = x; } break;
         case REDSCAN_FLOAT64: { volatile double x = a.f64 * b.f64; r.f64 = x; } break;
+        case REDSCAN_INT8: case REDSCAN_UINT8: case REDSCAN_INT16: case REDSCAN_UINT16:
+            r = wrap_narrow(dt, (uint64_t)a.u16 * (uint64_t)b.u16);
+            break;
         default: break;
         }
         return r;
@@ -239,27 +370,50 @@ int ref_bits_equal(redscan_dtype dt, ref_val a, ref_val b)
 
 int ref_result_equal(redscan_op op, redscan_dtype dt, ref_val a, ref_val b)
 {
-    if ((op == REDSCAN_SUM || op == REDSCAN_PROD) && ref_is_float(dt) && ref_isnan(dt, a) && ref_isnan(dt, b))
+    if ((op == REDSCAN_SUM || op == REDSCAN_PROD) && ref_is_float(dt) && !ref_is_narrow_float(dt) &&
+        ref_isnan(dt, a) && ref_isnan(dt, b))
         return 1;
     return ref_bits_equal(dt, a, b);
 }
 
 /* ------------------------------------------------------------------ reductions */
 
+/* in[0..n) of dt converted to the type the combinations run in (ref_compute_type(out_dt)) */
 static ref_val *to_vals(redscan_dtype dt, redscan_dtype out_dt, const void *in, size_t n)
 {
+    const redscan_dtype C = ref_compute_type(out_dt);
     ref_val *v = (ref_val *)malloc((n ? n : 1) * sizeof *v);
     if (!v) abort();
-    for (size_t i = 0; i < n; i++) v[i] = ref_convert(dt, out_dt, ref_load(dt, in, i));
+    for (size_t i = 0; i < n; i++) v[i] = ref_convert(dt, C, ref_load(dt, in, i));
     return v;
+}
+
+/* A result of the compute type stored as out_dt: the one rounding of a narrow float output (a sum or product that is
+ * NaN: the canonical NaN; min / max: the selected element's own bits, which the float32 round trip keeps). */
+static ref_val store_as(redscan_op op, redscan_dtype out_dt, ref_val v)
+{
+    const redscan_dtype C = ref_compute_type(out_dt);
+    if (C == out_dt) return v;
+    ref_val r = ref_zero();
+    if ((op == REDSCAN_SUM || op == REDSCAN_PROD) && isnan(v.f32)) r.u16 = out_dt == REDSCAN_FLOAT16 ? 0x7e00u : 0x7fc0u;
+    else r = ref_convert(C, out_dt, v);
+    return r;
+}
+
+/* init (one element of out_dt, or NULL: the identity) in the compute type */
+static ref_val init_in(redscan_op op, redscan_dtype out_dt, const void *init)
+{
+    const redscan_dtype C = ref_compute_type(out_dt);
+    return init ? ref_convert(out_dt, C, ref_load(out_dt, init, 0)) : ref_identity(op, C);
 }
 
 ref_val ref_reduce_seq(redscan_op op, redscan_dtype dt, redscan_dtype out_dt, const void *in, size_t n)
 {
     if (n == 0) return ref_empty_result(op, out_dt);
-    ref_val acc = ref_identity(op, out_dt);
-    for (size_t i = 0; i < n; i++) acc = ref_combine(op, out_dt, acc, ref_convert(dt, out_dt, ref_load(dt, in, i)));
-    return acc;
+    const redscan_dtype C = ref_compute_type(out_dt);
+    ref_val acc = ref_identity(op, C);
+    for (size_t i = 0; i < n; i++) acc = ref_combine(op, C, acc, ref_convert(dt, C, ref_load(dt, in, i)));
+    return store_as(op, out_dt, acc);
 }
 
 size_t ref_reduce_tile(redscan_reduce_algo algo)
@@ -320,7 +474,8 @@ ref_val ref_reduce_emulate(redscan_reduce_algo algo, redscan_op op, redscan_dtyp
     ref_val *buf = (ref_val *)malloc(tile * sizeof *buf);
     if (!buf) abort();
     size_t m = n;
-    const ref_val id = ref_identity(op, out_dt);
+    const redscan_dtype C = ref_compute_type(out_dt);
+    const ref_val id = ref_identity(op, C);
     do {
         size_t tiles = (m + tile - 1) / tile;
         for (size_t g = 0; g < tiles; g++) {
@@ -328,11 +483,11 @@ ref_val ref_reduce_emulate(redscan_reduce_algo algo, redscan_op op, redscan_dtyp
                 size_t k = g * tile + i;
                 buf[i] = k < m ? cur[k] : id;
             }
-            cur[g] = reduce_tile(algo, op, out_dt, buf); /* g <= g*tile: never overwrites unread input */
+            cur[g] = reduce_tile(algo, op, C, buf); /* g <= g*tile: never overwrites unread input */
         }
         m = tiles;
     } while (m > 1);
-    ref_val r = cur[0];
+    ref_val r = store_as(op, out_dt, cur[0]);
     free(buf);
     free(cur);
     return r;
@@ -423,12 +578,13 @@ int ref_fbound_ok(redscan_op op, redscan_dtype out_dt, ref_val got, const ref_ld
 {
     long double ref = ref_ld_value(a, op);
     long double g = ref_to_ld(out_dt, got);
-    long double eps = out_dt == REDSCAN_FLOAT32 ? (long double)FLT_EPSILON : (long double)DBL_EPSILON;
+    const int narrow = ref_is_narrow_float(out_dt);
+    long double eps = ref_compute_type(out_dt) == REDSCAN_FLOAT32 ? (long double)FLT_EPSILON : (long double)DBL_EPSILON;
     *err = 0;
     *bound = 0;
     if (isnan(ref)) return isnan(g) != 0;
     if (isinf(ref)) return g == ref;
-    if (isnan(g) || isinf(g)) {
+    if (isnan(g)) {
         *err = INFINITY;
         return 0;
     }
@@ -438,6 +594,23 @@ int ref_fbound_ok(redscan_op op, redscan_dtype out_dt, ref_val got, const ref_ld
     } else {
         if (ref == 0) return g == 0 && signbit(g) == signbit(ref); /* a zero factor: exact zero, sign = xor */
         b = ((long double)a->nontrivial + 1.0L) * eps * fabsl(ref);
+    }
+    if (narrow) {
+        /* the float32 result y is within b of ref; the store rounds it once: relative u (2^-11 float16, 2^-8
+         * bfloat16) in the normal range, half the smallest subnormal below it, infinity from the overflow threshold
+         * (float16: 65520; bfloat16: 0x1.ffp127, half way from its largest finite value up) */
+        const int f16 = out_dt == REDSCAN_FLOAT16;
+        const long double u = f16 ? 0x1p-11L : 0x1p-8L, tiny = f16 ? 0x1p-25L : 0x1p-134L;
+        const long double ovf = f16 ? 65520.0L : 0x1.ffp127L;
+        if (isinf(g)) {
+            *err = INFINITY;
+            *bound = (double)b;
+            return signbit(g) == signbit(ref) && fabsl(ref) + b >= ovf;
+        }
+        b += u * (fabsl(ref) + b) + tiny;
+    } else if (isinf(g)) {
+        *err = INFINITY;
+        return 0;
     }
     *err = (double)e;
     *bound = (double)b;
@@ -449,15 +622,16 @@ int ref_fbound_ok(redscan_op op, redscan_dtype out_dt, ref_val got, const ref_ld
 void ref_scan_seq(redscan_op op, redscan_dtype dt, redscan_dtype out_dt, int exclusive, const void *init,
                   const void *in, void *out, size_t n)
 {
-    ref_val acc = init ? ref_load(out_dt, init, 0) : ref_identity(op, out_dt);
+    const redscan_dtype C = ref_compute_type(out_dt);
+    ref_val acc = init_in(op, out_dt, init);
     for (size_t i = 0; i < n; i++) {
-        ref_val x = ref_convert(dt, out_dt, ref_load(dt, in, i));
+        ref_val x = ref_convert(dt, C, ref_load(dt, in, i));
         if (exclusive) {
-            ref_store(out_dt, out, i, acc);
-            acc = ref_combine(op, out_dt, acc, x);
+            ref_store(out_dt, out, i, store_as(op, out_dt, acc));
+            acc = ref_combine(op, C, acc, x);
         } else {
-            acc = ref_combine(op, out_dt, acc, x);
-            ref_store(out_dt, out, i, acc);
+            acc = ref_combine(op, C, acc, x);
+            ref_store(out_dt, out, i, store_as(op, out_dt, acc));
         }
     }
 }
@@ -562,9 +736,9 @@ void ref_scan_emulate(redscan_block_scan block, redscan_op op, redscan_dtype dt,
     ref_val *x = to_vals(dt, out_dt, in, n);
     ref_val *o = (ref_val *)malloc(n * sizeof *o);
     if (!o) abort();
-    ref_val iv = init ? ref_load(out_dt, init, 0) : ref_identity(op, out_dt);
-    scan_level(block, op, out_dt, exclusive, iv, x, n, o);
-    for (size_t i = 0; i < n; i++) ref_store(out_dt, out, i, o[i]);
+    ref_val iv = init_in(op, out_dt, init);
+    scan_level(block, op, ref_compute_type(out_dt), exclusive, iv, x, n, o);
+    for (size_t i = 0; i < n; i++) ref_store(out_dt, out, i, store_as(op, out_dt, o[i]));
     free(o);
     free(x);
 }
@@ -573,11 +747,11 @@ void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redsc
                                   int exclusive, const void *init, const void *in, void *out, size_t n)
 {
     if (n == 0) return;
-    const redscan_dtype T = out_dt;
+    const redscan_dtype T = ref_compute_type(out_dt);
     const size_t SEC = ref_scan_section(block), TILES_PER_GROUP = 32;
     const size_t tiles = (n + SEC - 1) / SEC;
     const ref_val id = ref_identity(op, T);
-    const ref_val iv = init ? ref_load(out_dt, init, 0) : id;
+    const ref_val iv = init_in(op, out_dt, init);
     ref_val *x = to_vals(dt, out_dt, in, n);
     ref_val *o = (ref_val *)malloc(n * sizeof *o);
     ref_val *S = (ref_val *)malloc(tiles * sizeof *S);
@@ -604,7 +778,7 @@ void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redsc
             for (size_t i = lo; i < hi; i++) o[i] = ref_combine(op, T, P, o[i]);
         }
     }
-    for (size_t i = 0; i < n; i++) ref_store(out_dt, out, i, o[i]);
+    for (size_t i = 0; i < n; i++) ref_store(out_dt, out, i, store_as(op, out_dt, o[i]));
     free(S);
     free(o);
     free(x);
@@ -764,11 +938,7 @@ double ref_mean_exact(redscan_reduce_algo algo, redscan_dtype dt, const void *in
     uint64_t s = 0;
     for (size_t i = 0; i < n; i++) {
         ref_val v = ref_load(dt, in, i);
-        switch (dt) {
-        case REDSCAN_INT32: s += (uint64_t)(int64_t)v.i32; break;
-        case REDSCAN_UINT32: s += v.u32; break;
-        default: s += v.u64; break;
-        }
+        s += (uint64_t)int_value(dt, v); /* sign- or zero-extended to 64 bits, wrap-around */
     }
     if (ref_is_signed(dt)) return (double)(int64_t)s / (double)n;
     return (double)s / (double)n;

@@ -62,6 +62,10 @@ extern "C" {
 #endif
 
 typedef union {
+    int8_t i8;
+    uint8_t u8;
+    int16_t i16;
+    uint16_t u16; /* also the bits of a FLOAT16 / BFLOAT16 element */
     int32_t i32;
     uint32_t u32;
     int64_t i64;
@@ -71,18 +75,37 @@ typedef union {
     unsigned char b[8];
 } ref_val;
 
-/* ---- element access and basic facts (independent of the library's redscan_dtype_size) ---- */
+/* ---- element access and basic facts (independent of the library's redscan_dtype_size) ----
+ * The narrow types (docs/SEMANTICS.md, "Narrow types"): INT8 .. UINT16 combine in their own width with wrap-around
+ * (ref_combine, like the 32-bit ones); FLOAT16 / BFLOAT16 combine in float32 and are rounded to nearest even once,
+ * when stored. So every reference below computes in ref_compute_type(out_dt) (FLOAT32 for a narrow float output,
+ * out_dt otherwise) in the documented order and converts each result to out_dt only when it stores it; a sum or
+ * product that is NaN is stored narrow as the canonical quiet NaN (float16 0x7e00, bfloat16 0x7fc0), a NaN that
+ * min / max select keeps its bits. ref_is_float is true for FLOAT16 / BFLOAT16 too. */
 size_t ref_size(redscan_dtype dt);
 int ref_is_float(redscan_dtype dt);
 int ref_is_signed(redscan_dtype dt);
+int ref_is_narrow(redscan_dtype dt);       /* INT8 .. BFLOAT16 */
+int ref_is_narrow_float(redscan_dtype dt); /* FLOAT16, BFLOAT16 */
+redscan_dtype ref_compute_type(redscan_dtype out_dt);
+/* float32 -> FLOAT16 / BFLOAT16, round to nearest even (overflow to infinity); a NaN keeps its sign and the payload
+ * bits that fit (the quiet bit when none do). Written here from the documents, not taken from the library. */
+uint16_t ref_f32_to_narrow(redscan_dtype dt, float f);
+float ref_narrow_to_f32(redscan_dtype dt, uint16_t b); /* exact, NaN payload kept */
 const char *ref_dtype_str(redscan_dtype dt);
 const char *ref_op_str(redscan_op op);
 ref_val ref_zero(void);
 ref_val ref_load(redscan_dtype dt, const void *p, size_t i);
 void ref_store(redscan_dtype dt, void *p, size_t i, ref_val v);
-ref_val ref_convert(redscan_dtype from, redscan_dtype to, ref_val v); /* widenings and same type */
-/* The documented widening of dt (INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64), 0 if none. */
+/* widenings, same type, narrow float <-> FLOAT32 (to narrow: rounded as ref_f32_to_narrow) */
+ref_val ref_convert(redscan_dtype from, redscan_dtype to, ref_val v);
+/* The documented widening of dt (INT32->INT64, UINT32->UINT64, FLOAT32->FLOAT64; for a narrow type the 32-bit one:
+ * INT8/INT16->INT32, UINT8/UINT16->UINT32, FLOAT16/BFLOAT16->FLOAT32), 0 if none. */
 redscan_dtype ref_widening(redscan_dtype dt);
+/* All documented widenings of dt (narrow types have two: 32 and 64 bits); returns how many (0..2). */
+int ref_widenings(redscan_dtype dt, redscan_dtype out[2]);
+/* out is dt itself or one of its documented widenings. */
+int ref_out_ok(redscan_dtype dt, redscan_dtype out);
 ref_val ref_type_max(redscan_dtype dt); /* +inf for floats */
 ref_val ref_type_min(redscan_dtype dt); /* -inf for floats */
 /* Combine identity (float sum: -0.0) and the documented result of a reduce of n = 0 (float sum: +0.0). */
@@ -95,7 +118,8 @@ double ref_to_double(redscan_dtype dt, ref_val v);
 long double ref_to_ld(redscan_dtype dt, ref_val v);
 /* Bitwise equality of one element. */
 int ref_bits_equal(redscan_dtype dt, ref_val a, ref_val b);
-/* Equality used for results: bitwise, except that for float sum/prod any NaN equals any NaN. */
+/* Equality used for results: bitwise, except that for float sum/prod any NaN equals any NaN (FLOAT32 / FLOAT64; a
+ * narrow float sum / product stores the canonical NaN, so those are compared bit for bit). */
 int ref_result_equal(redscan_op op, redscan_dtype dt, ref_val a, ref_val b);
 
 /* ---- reductions ---- */
@@ -122,7 +146,9 @@ void ref_ld_init(ref_ld_acc *a, redscan_op op);
 void ref_ld_add(ref_ld_acc *a, redscan_op op, long double x, int isnan_x);
 /* The exact-ish value of the accumulator (NaN / inf as documented). */
 long double ref_ld_value(const ref_ld_acc *a, redscan_op op);
-/* Is got (a float of out_dt) within the bound of depth d of the reference accumulator? */
+/* Is got (a float of out_dt) within the bound of depth d of the reference accumulator? A narrow float out_dt: the
+ * float32 bound plus the one rounding on store (relative 2^-11 / 2^-8, half the smallest subnormal absolute; a result
+ * whose bound reaches the overflow threshold may be infinite). */
 int ref_fbound_ok(redscan_op op, redscan_dtype out_dt, ref_val got, const ref_ld_acc *a, unsigned depth,
                   double *err, double *bound);
 

@@ -27,10 +27,9 @@ typedef union {
     unsigned char bytes[8];
 } rs_scalar;
 
-/* A scan request as the backend sees it: AUTO algorithms are still possible (the backend picks by
- * device kind), env overrides already applied; init always holds a value of rs_compute_dtype(out_dtype), which is
- * out_dtype but for narrow outputs (the identity
- * when the caller passed NULL). */
+/* A scan request as the backend sees it: AUTO algorithms are still possible (the backend picks by device kind), env
+ * overrides already applied; init always holds a value of rs_compute_dtype(out_dtype), which is out_dtype but for
+ * narrow outputs (the identity when the caller passed NULL). */
 typedef struct {
     redscan_op op;
     redscan_dtype dtype;

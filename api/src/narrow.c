@@ -1,7 +1,7 @@
 /* Narrow types on the host: float16 / bfloat16 <-> float32 conversions (bit-exact, round to nearest even), which
- * dtype a narrow type is combined in, and the accepted widenings. The kernels, once they exist (issue 17), convert
- * with these same rules, so that a value converted on the host and on a device has the same bits. Semantics:
- * docs/SEMANTICS.md, "Narrow types". */
+ * dtype a narrow type is combined in, and the accepted widenings. The kernels (kernels_cl/common.clh,
+ * kernels_cu/common.cuh) convert with these same rules, so that a value converted on the host and on a device has the
+ * same bits. Semantics: docs/SEMANTICS.md, "Narrow types". */
 #include <string.h>
 
 #include "backend.h"
