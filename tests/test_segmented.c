@@ -562,7 +562,7 @@ int main(void)
 
     /* layouts x offsets dtypes, on programs already built (float32 sum, int32 max, float16 sum, uint8 prod) */
     t0 = h_now();
-    const size_t cap = L == 0 ? 20000 : L == 1 ? 100000 : 1000000;
+    const size_t cap = L == 0 ? 20000 : L == 1 ? 60000 : 1000000;
     const size_t big = L == 0 ? 70000 : L == 1 ? 300000 : 5000000;
     for (int lay = 0; lay < LAY_COUNT; lay++)
         for (size_t o = 0; o < 4; o++) {
