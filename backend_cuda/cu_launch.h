@@ -119,7 +119,8 @@ cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int o
                                    unsigned spins, int inplace, unsigned per, unsigned grid, cudaStream_t stream);
 
 /* ---- segments (segmented.cu; docs/ALGORITHMS.md "Segments") ----
- * kind: the offsets' redscan_dtype (INT32 .. UINT64). flags: RS_SEG_FLAG_WORDS words (api/src/backend.h).
+ * kind: the offsets' redscan_dtype (INT32 .. UINT64). flags: RS_SEG_FLAG_WORDS words (api/src/backend.h); seg_check
+ * gets flags as the call's word and flags + 1 as the sticky words (OpenCL: two buffers).
  * seg_check: the S + 1 offsets against n (the elements of in); the reductions write nothing when it found a fault.
  * Level `level` of the plan: level 0 reads src as in_dtype, later levels the T partials of the level before; part
  * gets this level's partials at their slots; out the finished segments (out_dtype, narrow included). */

@@ -234,7 +234,8 @@ typedef struct {
     int shape; /* rs_ocl_shape, from REDSCAN_OPENCL_SHAPE (ocl_shape.c) */
     /* ocl_segmented.c: the segment fault words (RS_SEG_FLAG_WORDS uint, made on first use); seg_pending = a
      * segmented call was enqueued since synchronize last read them. */
-    cl_mem seg_flags;
+    cl_mem seg_flags;  /* one uint: this call's faults */
+    cl_mem seg_sticky; /* two uint: faults since the last report, their smallest faulty index */
     int seg_pending;
 } rs_ocl_full;
 static inline rs_ocl_full *rs_ocl_full_of(rs_ocl *o) { return (rs_ocl_full *)o; }

@@ -138,7 +138,9 @@ void rs_ocl_scratch_release(rs_ocl *o)
         o->result[i] = NULL;
     }
     if (f->seg_flags) clReleaseMemObject(f->seg_flags);
+    if (f->seg_sticky) clReleaseMemObject(f->seg_sticky);
     f->seg_flags = NULL;
+    f->seg_sticky = NULL;
 }
 
 /* ---- stream-ordered operation ---- */

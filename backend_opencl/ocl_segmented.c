@@ -21,46 +21,54 @@ static redscan_status rs_set_args(redscan_ctx *ctx, cl_kernel k, const char *wha
     return REDSCAN_OK;
 }
 
-/* The context's fault words (RS_SEG_FLAG_WORDS uint: this call's faults, sticky faults, sticky smallest faulty
- * index), made on first use with the sticky words clear; then this call's word zeroed by a device command. */
-static redscan_status rs_seg_flags(redscan_ctx *ctx, cl_mem *flags)
+/* The context's fault words, in two buffers: f->seg_flags (one uint: this call's faults, zeroed by every call) and
+ * f->seg_sticky (two uint: the faults since the last report and their smallest faulty index, made {0, ~0} on first
+ * use and after a report). Two buffers so that every host write covers a whole buffer: Oclgrind's
+ * uninitialized-value plugin takes every byte of a buffer outside the last host write (or fill pattern) for
+ * uninitialized, whatever was written there before (scripts/oclgrind-repro/partial_write.c, fill_shadow.c); a
+ * 4-byte zeroing write into a 16-byte buffer made it report seg_check's atomics on bytes 4-11. */
+static redscan_status rs_seg_buffer(redscan_ctx *ctx, cl_mem *m, size_t bytes, const void *init, const char *what)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    cl_int err;
+    cl_mem b = clCreateBuffer(o->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, what);
+    err = clEnqueueWriteBuffer(o->queue, b, CL_TRUE, 0, bytes, init, 0, NULL, NULL); /* once per context */
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(b);
+        return rs_ocl_fail(ctx, err, what);
+    }
+    *m = b;
+    return REDSCAN_OK;
+}
+
+static redscan_status rs_seg_flags(redscan_ctx *ctx, cl_mem *flags, cl_mem *sticky)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     rs_ocl_full *f = rs_ocl_full_of(o);
-    cl_int err;
-    if (!f->seg_flags) {
-        static const cl_uint init[RS_SEG_FLAG_WORDS] = {0, 0, 0xffffffffu, 0}; /* static: the write is not blocking */
-        cl_mem m = clCreateBuffer(o->context, CL_MEM_READ_WRITE, sizeof init, NULL, &err);
-        if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clCreateBuffer (segment fault words)");
-        err = clEnqueueWriteBuffer(o->queue, m, CL_TRUE, 0, sizeof init, init, 0, NULL, NULL); /* once */
-        if (err != CL_SUCCESS) {
-            clReleaseMemObject(m);
-            return rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer (segment fault words)");
-        }
-        f->seg_flags = m;
-    }
-    /* A write, not clEnqueueFillBuffer: Oclgrind's uninitialized-value plugin takes the bytes past a fill's pattern
-     * for uninitialized for ever after (scripts/oclgrind-repro/fill_shadow.c), which would flag the sticky words.
-     * Not blocking: the source is static. */
-    static const cl_uint zero = 0;
-    err = clEnqueueWriteBuffer(o->queue, f->seg_flags, CL_FALSE, 0, sizeof zero, &zero, 0, NULL,
-                               rs_ocl_time_event(o));
+    static const cl_uint zero = 0, sticky_clear[2] = {0, 0xffffffffu}; /* static: the per-call write is not blocking */
+    if (!f->seg_sticky)
+        RS_OCL_TRY(rs_seg_buffer(ctx, &f->seg_sticky, sizeof sticky_clear, sticky_clear, "segment fault words"));
+    if (!f->seg_flags) RS_OCL_TRY(rs_seg_buffer(ctx, &f->seg_flags, sizeof zero, &zero, "segment fault word"));
+    cl_int err = clEnqueueWriteBuffer(o->queue, f->seg_flags, CL_FALSE, 0, sizeof zero, &zero, 0, NULL,
+                                      rs_ocl_time_event(o));
     if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer (segment fault word)");
     rs_ocl_time_note(o);
     *flags = f->seg_flags;
+    *sticky = f->seg_sticky;
     return REDSCAN_OK;
 }
 
 /* seg_check over the S + 1 offsets: any fault sets the words, and the levels then write nothing. */
 static redscan_status rs_seg_check(redscan_ctx *ctx, cl_program program, cl_mem offsets, cl_uint kind, cl_ulong S,
-                                   cl_ulong n, cl_mem flags)
+                                   cl_ulong n, cl_mem flags, cl_mem sticky)
 {
     cl_kernel k = NULL;
     redscan_status st = rs_ocl_kernel(ctx, program, "seg_check", &k);
     if (st != REDSCAN_OK) return st;
-    const size_t sizes[] = {sizeof(cl_mem), sizeof kind, sizeof S, sizeof n, sizeof(cl_mem)};
-    const void *values[] = {&offsets, &kind, &S, &n, &flags};
-    st = rs_set_args(ctx, k, "seg_check", 5, sizes, values);
+    const size_t sizes[] = {sizeof(cl_mem), sizeof kind, sizeof S, sizeof n, sizeof(cl_mem), sizeof(cl_mem)};
+    const void *values[] = {&offsets, &kind, &S, &n, &flags, &sticky};
+    st = rs_set_args(ctx, k, "seg_check", 6, sizes, values);
     if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, (size_t)rs_div_up(S + 1, RS_GROUP), "seg_check");
     clReleaseKernel(k);
     return st;
@@ -85,14 +93,14 @@ redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *re
     const size_t bytes[2] = {(size_t)(plan.part_max ? plan.part_max : 1) * tsize,
                              (size_t)(plan.part_max ? plan.part_max : 1) * tsize};
     cl_kernel k_in = NULL, k_t = NULL;
-    cl_mem part[2] = {NULL, NULL}, flags = NULL;
+    cl_mem part[2] = {NULL, NULL}, flags = NULL, sticky = NULL;
     redscan_status st = rs_ocl_kernel(ctx, program, name_in, &k_in);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
     if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, plan.levels > 1 ? 2 : 1, bytes, part);
-    if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags);
+    if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
     const cl_uint kind = (cl_uint)offsets_dtype;
     const cl_ulong S = num_segments;
-    if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags);
+    if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
     for (unsigned level = 0; st == REDSCAN_OK && level < plan.levels; level++) {
         const cl_mem src = level == 0 ? (cl_mem)in : part[(level - 1) % 2], dst = part[level % 2];
         const cl_mem off = (cl_mem)offsets, o = (cl_mem)out;
@@ -126,14 +134,15 @@ redscan_status rs_ocl_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, in
     const size_t vsize = redscan_dtype_size(dtype), count = (size_t)(plan.part_max ? plan.part_max : 1);
     const size_t bytes[4] = {count * vsize, count * sizeof(cl_ulong), count * vsize, count * sizeof(cl_ulong)};
     cl_kernel k_in = NULL, k_pairs = NULL;
-    cl_mem part[4] = {NULL, NULL, NULL, NULL}, flags = NULL; /* values A, indices A, values B, indices B */
+    cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
+    cl_mem flags = NULL, sticky = NULL;
     redscan_status st = rs_ocl_kernel(ctx, program, "seg_argext_in", &k_in);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_argext_pairs", &k_pairs);
     if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, plan.levels > 1 ? 4 : 2, bytes, part);
-    if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags);
+    if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
     const cl_uint kind = (cl_uint)offsets_dtype;
     const cl_ulong S = num_segments;
-    if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags);
+    if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
     /* No values wanted: the kernels get the index buffer in its place and has_v = 0 (they never write it). */
     const cl_int has_v = values != NULL;
     const cl_mem off = (cl_mem)offsets, out_i = (cl_mem)indices, out_v = values ? (cl_mem)values : out_i;
@@ -172,15 +181,14 @@ redscan_status rs_ocl_seg_report(redscan_ctx *ctx)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     rs_ocl_full *f = rs_ocl_full_of(o);
-    if (!f->seg_pending || !f->seg_flags) return REDSCAN_OK;
+    if (!f->seg_pending || !f->seg_sticky) return REDSCAN_OK;
     cl_uint words[2];
-    cl_int err = clEnqueueReadBuffer(o->queue, f->seg_flags, CL_TRUE, sizeof(cl_uint), sizeof words, words, 0, NULL,
-                                     NULL);
+    cl_int err = clEnqueueReadBuffer(o->queue, f->seg_sticky, CL_TRUE, 0, sizeof words, words, 0, NULL, NULL);
     if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueReadBuffer (segment fault words)");
     f->seg_pending = 0;
     if (!words[0]) return REDSCAN_OK;
     const cl_uint clear[2] = {0, 0xffffffffu};
-    err = clEnqueueWriteBuffer(o->queue, f->seg_flags, CL_TRUE, sizeof(cl_uint), sizeof clear, clear, 0, NULL, NULL);
+    err = clEnqueueWriteBuffer(o->queue, f->seg_sticky, CL_TRUE, 0, sizeof clear, clear, 0, NULL, NULL);
     if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer (segment fault words)");
     return rs_seg_fault(ctx, words[0], words[1]);
 }

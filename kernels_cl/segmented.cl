@@ -24,8 +24,10 @@
  * Offsets are read as any of INT32 / UINT32 / INT64 / UINT64 (kind = the redscan_dtype, a kernel argument: one
  * program for all four). seg_check validates them on the device; the reductions do nothing when it found a fault,
  * so the output stays untouched.
- *   seg_check(offsets, kind, S, n, flags)                       flags: [0] this call's faults, [1] sticky faults,
- *                                                                [2] sticky smallest faulty index (saturated)
+ *   seg_check(offsets, kind, S, n, flags, sticky)               flags[0]: this call's faults; sticky[0]: faults
+ *                                                                since the last report, sticky[1]: their smallest
+ *                                                                faulty index (saturated). Two buffers on OpenCL:
+ *                                                                each host write covers a whole buffer (Oclgrind)
  *   seg_reduce_in / _t(src, offsets, kind, S, level, part, out, flags, slots)
  *   seg_argext_in(src, offsets, kind, S, part_v, part_i, out_v, has_v, out_i, flags, slots)   (RS_SEG_ARGEXT)
  *   seg_argext_pairs(src_v, src_i, offsets, kind, S, level, part_v, part_i, out_v, has_v, out_i, flags, slots) */
@@ -62,7 +64,7 @@ inline ulong rs_seg_len(ulong len, uint level)
     return len;
 }
 
-kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, global uint *flags)
+kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, global uint *flags, global uint *sticky)
 {
     const ulong s = get_global_id(0);
     if (s > S) return;
@@ -73,8 +75,8 @@ kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, g
     if (s == S && o > n) bad |= RS_SEG_PAST_END;
     if (bad) {
         atomic_or(&flags[0], bad);
-        atomic_or(&flags[1], bad);
-        atomic_min(&flags[2], s < 0xffffffffu ? (uint)s : 0xffffffffu);
+        atomic_or(&sticky[0], bad);
+        atomic_min(&sticky[1], s < 0xffffffffu ? (uint)s : 0xffffffffu);
     }
 }
 

@@ -47,7 +47,7 @@ __device__ __forceinline__ rs_u64 rs_seg_len(rs_u64 len, unsigned level)
     return len;
 }
 
-__global__ void seg_check(const void *offsets, int kind, rs_u64 S, rs_u64 n, unsigned *flags)
+__global__ void seg_check(const void *offsets, int kind, rs_u64 S, rs_u64 n, unsigned *flags, unsigned *sticky)
 {
     for (rs_u64 s = blockIdx.x * (rs_u64)blockDim.x + threadIdx.x; s <= S; s += (rs_u64)gridDim.x * blockDim.x) {
         const rs_u64 o = rs_seg_off(offsets, kind, s);
@@ -57,8 +57,8 @@ __global__ void seg_check(const void *offsets, int kind, rs_u64 S, rs_u64 n, uns
         if (s == S && o > n) bad |= RS_SEG_PAST_END;
         if (bad) {
             atomicOr(&flags[0], bad);
-            atomicOr(&flags[1], bad);
-            atomicMin(&flags[2], s < 0xffffffffull ? (unsigned)s : 0xffffffffu);
+            atomicOr(&sticky[0], bad);
+            atomicMin(&sticky[1], s < 0xffffffffull ? (unsigned)s : 0xffffffffu);
         }
     }
 }
@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(RS_GROUP)
 extern "C" cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned long long num_segments,
                                        unsigned long long n, unsigned *flags, unsigned grid, cudaStream_t stream)
 {
-    seg_check<<<grid, RS_GROUP, 0, stream>>>(offsets, kind, num_segments, n, flags);
+    seg_check<<<grid, RS_GROUP, 0, stream>>>(offsets, kind, num_segments, n, flags, flags + 1);
     return rs_launched();
 }
 

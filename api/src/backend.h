@@ -192,7 +192,8 @@ uint16_t rs_float_to_bfloat16(float f);
  * but the last writes (0 with one level). */
 #define RS_SEG_TILE 4096
 #define RS_SEG_LEVELS_MAX 8
-#define RS_SEG_FLAG_WORDS 4 /* uint: this call's faults, sticky faults, sticky smallest faulty index, unused */
+#define RS_SEG_FLAG_WORDS 4 /* uint: this call's faults, sticky faults, sticky smallest faulty index, unused (CUDA: one
+                             * allocation; OpenCL: word 0 in one buffer, words 1-2 in another, see ocl_segmented.c) */
 /* Fault bits of seg_check (kernels_cl/segmented.cl, kernels_cu/segmented.cu) */
 #define RS_SEG_FAULT_DECREASING 1u
 #define RS_SEG_FAULT_NEGATIVE 2u
