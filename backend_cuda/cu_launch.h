@@ -118,6 +118,24 @@ cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int o
                                    unsigned long long *flags, unsigned long long n, int exclusive, const void *init,
                                    unsigned spins, int inplace, unsigned per, unsigned grid, cudaStream_t stream);
 
+/* ---- segments (segmented.cu; docs/ALGORITHMS.md "Segments") ----
+ * kind: the offsets' redscan_dtype (INT32 .. UINT64). flags: RS_SEG_FLAG_WORDS words (api/src/backend.h); seg_check
+ * gets flags as the call's word and flags + 1 as the sticky words (OpenCL: two buffers).
+ * seg_check: the S + 1 offsets against n (the elements of in); the reductions write nothing when it found a fault.
+ * Level `level` of the plan: level 0 reads src as in_dtype, later levels the T partials of the level before; part
+ * gets this level's partials at their slots; out the finished segments (out_dtype, narrow included). */
+cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned long long num_segments, unsigned long long n,
+                            unsigned *flags, unsigned grid, cudaStream_t stream);
+cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned level, const void *src, int kind,
+                             const void *offsets, unsigned long long num_segments, void *part, void *out,
+                             const unsigned *flags, unsigned long long slots, unsigned grid, cudaStream_t stream);
+/* argmin / argmax: level 0 reads the values of dtype (src_i unused), later levels pairs; out_v may be NULL. */
+cudaError_t rs_cu_seg_argext(int dtype, int want_max, unsigned level, const void *src_v,
+                             const unsigned long long *src_i, int kind, const void *offsets,
+                             unsigned long long num_segments, void *part_v, unsigned long long *part_i, void *out_v,
+                             unsigned long long *out_i, const unsigned *flags, unsigned long long slots, unsigned grid,
+                             cudaStream_t stream);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

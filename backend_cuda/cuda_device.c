@@ -241,7 +241,10 @@ redscan_status rs_cuda_synchronize(redscan_ctx *ctx, int quiet)
 {
     redscan_status st = rs_cuda_use(ctx);
     if (st != REDSCAN_OK) return quiet ? REDSCAN_OK : st;
-    if (!quiet) return rs_cuda_sync(ctx, "redscan_synchronize: the stream's work");
+    if (!quiet) {
+        st = rs_cuda_sync(ctx, "redscan_synchronize: the stream's work");
+        return st == REDSCAN_OK ? rs_cuda_seg_report(ctx) : st; /* faulty offsets of segmented calls */
+    }
     (void)cudaStreamSynchronize(rs_cuda_of(ctx)->stream);
     (void)cudaGetLastError();
     return REDSCAN_OK;

@@ -43,6 +43,10 @@ typedef struct {
      * rs_cuda_sync records time_stop before it waits (the last such record of the operation is its end). */
     cudaEvent_t time_start, time_stop;
     int timing, time_stopped;
+    /* cuda_segmented.c: the segment fault words (RS_SEG_FLAG_WORDS, made on first use); seg_pending = a segmented
+     * call was enqueued since synchronize last read them. */
+    unsigned *seg_flags;
+    int seg_pending;
 } rs_cuda;
 
 static inline rs_cuda *rs_cuda_of(redscan_ctx *ctx) { return (rs_cuda *)ctx->impl; }
@@ -117,6 +121,14 @@ redscan_status rs_cuda_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_ma
 redscan_status rs_cuda_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                             void *values, void *indices);
 redscan_status rs_cuda_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+/* cuda_segmented.c (docs/ALGORITHMS.md, "Segments") */
+redscan_status rs_cuda_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
+                                        redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out);
+redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t in_n,
+                                        redscan_dtype offsets_dtype, void *offsets, size_t num_segments,
+                                        void *indices, void *values);
+/* After a successful wait: report (once) faulty offsets that segmented calls found since the last report. */
+redscan_status rs_cuda_seg_report(redscan_ctx *ctx);
 /* Workspace (rs_cuda_reserve, cuda_memory.c): the scratch bytes the largest reduction, argmin/argmax or top-k up to
  * k_max on n elements of dtype takes (cuda_reduce.c; asks the one-pass kernels' blocks per SM, which are then kept),
  * and the largest scan writing out_dtype (cuda_scan.c). rs_cuda_split_total: the bytes rs_cuda_scratch_split takes

@@ -172,6 +172,8 @@ void rs_cuda_scratch_release(rs_cuda *c)
 {
     if (c->ticket) (void)cudaFree(c->ticket);
     c->ticket = NULL;
+    if (c->seg_flags) (void)cudaFree(c->seg_flags);
+    c->seg_flags = NULL;
     if (c->scratch) (void)cudaFree(c->scratch);
     (void)cudaGetLastError();
     c->scratch = NULL;

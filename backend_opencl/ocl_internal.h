@@ -46,6 +46,8 @@ typedef enum {
     RS_OCL_PROG_SINGLE_PASS_KSDB,
     RS_OCL_PROG_SINGLE_PASS_BK,
     RS_OCL_PROG_SINGLE_PASS_COARSE,
+    RS_OCL_PROG_SEGMENTED,        /* segmented reduction: seg_check, seg_reduce_in (_t) */
+    RS_OCL_PROG_SEGMENTED_ARGEXT, /* segmented argmin / argmax: seg_check, seg_argext_in, seg_argext_pairs */
     RS_OCL_PROG_COUNT
 } rs_ocl_family;
 
@@ -153,6 +155,14 @@ redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max
 redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                            void *values, void *indices);
 redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+/* ocl_segmented.c (docs/ALGORITHMS.md, "Segments") */
+redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
+                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out);
+redscan_status rs_ocl_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t in_n,
+                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments,
+                                       void *indices, void *values);
+/* After a successful wait: report (once) faulty offsets that segmented calls found since the last report. */
+redscan_status rs_ocl_seg_report(redscan_ctx *ctx);
 /* Workspace (rs_ocl_reserve): raise need[slot] to the bytes each scratch slot takes in any reduction, argmin/argmax
  * and top-k up to k_max on n elements of dtype (ocl_reduce.c), and in any scan writing out_dtype (ocl_scan.c; the
  * single-pass flags are rs_ocl_single_pass_bytes, ocl_scan_single_pass.c). */
@@ -222,6 +232,11 @@ typedef struct {
     size_t slot_bytes[RS_OCL_SPLIT_MAX];
     struct rs_ocl_disk_cache *disk_cache; /* ocl_cache.c; NULL only when out of host memory */
     int shape; /* rs_ocl_shape, from REDSCAN_OPENCL_SHAPE (ocl_shape.c) */
+    /* ocl_segmented.c: the segment fault words (RS_SEG_FLAG_WORDS uint, made on first use); seg_pending = a
+     * segmented call was enqueued since synchronize last read them. */
+    cl_mem seg_flags;  /* one uint: this call's faults */
+    cl_mem seg_sticky; /* two uint: faults since the last report, their smallest faulty index */
+    int seg_pending;
 } rs_ocl_full;
 static inline rs_ocl_full *rs_ocl_full_of(rs_ocl *o) { return (rs_ocl_full *)o; }
 

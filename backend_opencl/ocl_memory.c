@@ -137,6 +137,10 @@ void rs_ocl_scratch_release(rs_ocl *o)
         if (o->result[i]) clReleaseMemObject(o->result[i]);
         o->result[i] = NULL;
     }
+    if (f->seg_flags) clReleaseMemObject(f->seg_flags);
+    if (f->seg_sticky) clReleaseMemObject(f->seg_sticky);
+    f->seg_flags = NULL;
+    f->seg_sticky = NULL;
 }
 
 /* ---- stream-ordered operation ---- */
@@ -144,8 +148,9 @@ void rs_ocl_scratch_release(rs_ocl *o)
 redscan_status rs_ocl_synchronize(redscan_ctx *ctx, int quiet)
 {
     cl_int err = clFinish(rs_ocl_of(ctx)->queue);
-    if (err == CL_SUCCESS || quiet) return REDSCAN_OK;
-    return rs_ocl_fail(ctx, err, "clFinish");
+    if (quiet) return REDSCAN_OK;
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clFinish");
+    return rs_ocl_seg_report(ctx); /* faulty offsets of segmented calls since the last wait */
 }
 
 redscan_status rs_ocl_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, size_t k_max)

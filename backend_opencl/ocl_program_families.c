@@ -70,6 +70,9 @@ static const rs_ocl_family_info rs_ocl_families[RS_OCL_PROG_COUNT] = {
     [RS_OCL_PROG_SINGLE_PASS_COARSE] = {"single_pass_coarse",
                                         {RS_SCAN_FILES("scan_coarsened.clh"), "scan_single_pass.cl"},
                                         " -DRS_SCAN_BLOCK_COARSE=1"},
+    /* segmented reductions of one (dtype, out dtype, op); argmin / argmax are built with RS_OP = MIN / MAX */
+    [RS_OCL_PROG_SEGMENTED] = {"segmented", {"common.clh", "segmented.cl"}, ""},
+    [RS_OCL_PROG_SEGMENTED_ARGEXT] = {"segmented_argext", {"common.clh", "segmented.cl"}, " -DRS_SEG_ARGEXT=1"},
 };
 
 const char *rs_ocl_family_name(rs_ocl_family family)

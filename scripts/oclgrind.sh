@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every OpenCL kernel under Oclgrind (docs/RELIABILITY.md, "Kernel checkers"): tests/kernel_check, the small driver
 # that runs each kernel of each operation with its results checked bit for bit, once per family of operations
-# (reduce, scan, single_pass, select) in its own process, the processes in parallel, in two passes:
+# (reduce, scan, single_pass, select, segmented) in its own process, the processes in parallel, in two passes:
 #   - GPU shapes (REDSCAN_OPENCL_SHAPE=gpu: every GPU-shaped kernel, which on this CPU device AUTO would not take):
 #       oclgrind --data-races --uninitialized --check-api
 #   - the device's own shapes (AUTO's CPU-shaped kernels):
@@ -53,7 +53,7 @@ export drv logs
 
 t0=$SECONDS
 # The slowest jobs first, so that the parallel run ends sooner.
-printf '%s\n' "gpu scan" "gpu single_pass" "auto scan" "gpu reduce" "auto single_pass" "gpu select" "auto reduce" \
+printf '%s\n' "gpu scan" "gpu single_pass" "auto scan" "gpu reduce" "auto single_pass" "gpu select" "auto reduce" "gpu segmented" \
     "auto select" | xargs -P "$(nproc)" -L 1 bash -c 'job "$0" "$1"'
 status=0
 for r in "$logs"/*.result; do

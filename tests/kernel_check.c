@@ -10,11 +10,12 @@
  *   scans: every block x grid (AUTO included: its carries come from scan_totals_chain), inclusive and exclusive with
  *     an init value, sum and max, int32, float32, float64 and a widening, and one size with two levels of section
  *     totals;
- *   argmin / argmax of every dtype; top-k for k = 1, 2, 5, 8, 20 (each first-pass kernel), both directions.
+ *   argmin / argmax of every dtype; top-k for k = 1, 2, 5, 8, 20 (each first-pass kernel), both directions;
+ *   segments (family "segmented", function segmented() below).
  * Run it once more with REDSCAN_OPENCL_SHAPE=gpu on a CPU device to reach the GPU-shaped kernels (AUTO there uses
  * the CPU-shaped ones). Algorithms the device cannot run (REDSCAN_ERR_UNSUPPORTED) are listed, not failed.
  *
- *   kernel_check [reduce|scan|single_pass|select]    one family only (scan: the AUTO, hierarchical and
+ *   kernel_check [reduce|scan|single_pass|select|segmented]    one family only (scan: the AUTO, hierarchical and
  *                                                    reduce_then_scan grids; single_pass: that grid); no argument:
  *                                                    all of them */
 #include <stdio.h>
@@ -186,9 +187,100 @@ static void selections(void)
         }
 }
 
+/* ---------------------------------------------------------------- segments (family "segmented")
+ * Kept in a function of its own (branch seg): segmented reduce, argmin and argmax (kernels_cl/segmented.cl: seg_check,
+ * seg_reduce_in / _t, seg_argext_in / _pairs) over one layout with every kind of segment (empty, one element, the
+ * chunk edges 4095 / 4096 / 4097, three chunks, so two levels) and every offsets dtype, each segment checked bit for
+ * bit against the coarsened order of its slice; then faulty offsets (reported, nothing written). The offsets and
+ * output buffers are made once, like the others. */
+static void segmented(void)
+{
+    static const size_t lens[] = {0, 1, 4095, 0, 4096, 7, 4097, 1, 0, 8200, 3};
+    enum { S = sizeof lens / sizeof lens[0] };
+    static const redscan_dtype offdt[] = {REDSCAN_INT32, REDSCAN_UINT32, REDSCAN_INT64, REDSCAN_UINT64};
+    uint64_t off[S + 1];
+    off[0] = 2; /* two elements before the first segment */
+    for (size_t s = 0; s < S; s++) off[s + 1] = off[s] + lens[s];
+    const size_t n = (size_t)off[S] + 1; /* and one after the last */
+    redscan_buffer *ob = h_buffer((S + 1) * 8), *idx = h_buffer(S * 8);
+    if (!ob || !idx) return;
+    static const struct {
+        redscan_op op;
+        redscan_dtype dt, out;
+    } red[] = {{REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32},
+               {REDSCAN_MAX, REDSCAN_INT32, REDSCAN_INT32},
+               {REDSCAN_PROD, REDSCAN_INT32, REDSCAN_INT64},
+               {REDSCAN_MIN, REDSCAN_FLOAT64, REDSCAN_FLOAT64}};
+    for (size_t c = 0; c < sizeof red / sizeof red[0]; c++) {
+        const redscan_dtype dt = red[c].dt, odt = red[c].out;
+        const redscan_dtype od = offdt[c % 4];
+        if (!h_case("segmented_reduce %s %s->%s offsets=%s", ref_op_str(red[c].op), ref_dtype_str(dt),
+                    ref_dtype_str(odt), ref_dtype_str(od)))
+            continue;
+        unsigned char raw[(S + 1) * 8];
+        for (size_t s = 0; s <= S; s++) {
+            ref_val v = ref_zero();
+            v.u64 = off[s];
+            if (ref_size(od) == 4) v.u32 = (uint32_t)off[s];
+            ref_store(od, raw, s, v);
+        }
+        void *x = make_input(dt, red[c].op, n, h_seed(4, (uint64_t)red[c].op, (uint64_t)dt, (uint64_t)odt, 0, 0));
+        redscan_buffer *in = input(x, n * ref_size(dt));
+        redscan_reduce_desc d = {red[c].op, dt, odt == dt ? (redscan_dtype)0 : odt, REDSCAN_REDUCE_AUTO, 0};
+        unsigned char got[S * 8];
+        redscan_status st = in && CHECK_OK(redscan_buffer_write(h_ctx, ob, 0, raw, (S + 1) * ref_size(od)), "offsets")
+                                ? redscan_segmented_reduce(h_ctx, &d, in, od, ob, S, g_out)
+                                : REDSCAN_ERR_DEVICE;
+        if (!unsupported(st, "segmented reduce") && CHECK_OK(st, "redscan_segmented_reduce") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, g_out, 0, got, S * ref_size(odt)), "read"))
+            for (size_t s = 0; s < S; s++) {
+                const unsigned char *slice = (const unsigned char *)x + off[s] * ref_size(dt);
+                const ref_val w = lens[s] ? ref_reduce_emulate(REDSCAN_REDUCE_COARSENED, red[c].op, dt, odt, slice,
+                                                               lens[s])
+                                          : ref_empty_result(red[c].op, odt);
+                char a[96], b[96];
+                CHECK(ref_result_equal(red[c].op, odt, ref_load(odt, got, s), w), "segment %zu: got %s, want %s", s,
+                      h_fmt(odt, ref_load(odt, got, s), a), h_fmt(odt, w, b));
+            }
+        /* argmin (values NULL) or argmax (values into g_out) of the same input */
+        const int want_max = (int)(c % 2);
+        if (in && h_case("segmented_%s %s", want_max ? "argmax" : "argmin", ref_dtype_str(dt))) {
+            uint64_t gi[S];
+            st = (want_max ? redscan_segmented_argmax : redscan_segmented_argmin)(h_ctx, dt, in, od, ob, S, idx,
+                                                                                    want_max ? g_out : NULL);
+            if (!unsupported(st, "segmented argext") && CHECK_OK(st, "segmented argmin/argmax") &&
+                CHECK_OK(redscan_buffer_read(h_ctx, idx, 0, gi, sizeof gi), "read"))
+                for (size_t s = 0; s < S; s++) {
+                    const uint64_t w = lens[s] ? off[s] + ref_argext(dt, want_max,
+                                                                     (const unsigned char *)x + off[s] * ref_size(dt),
+                                                                     lens[s])
+                                               : UINT64_MAX;
+                    CHECK(gi[s] == w, "segment %zu: index %llu, want %llu", s, (unsigned long long)gi[s],
+                          (unsigned long long)w);
+                }
+        }
+        free(x);
+    }
+    /* faulty offsets: found on the device, reported, nothing written */
+    if (h_case("segmented faulty offsets")) {
+        const uint64_t bad[4] = {0, 5, 3, 9};
+        unsigned char before[32], after[32];
+        redscan_reduce_desc d = {REDSCAN_SUM, REDSCAN_INT32, 0, REDSCAN_REDUCE_AUTO, 0};
+        if (CHECK_OK(redscan_buffer_write(h_ctx, ob, 0, bad, sizeof bad), "offsets") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, g_out, 0, before, sizeof before), "read")) {
+            CHECK_STATUS(redscan_segmented_reduce(h_ctx, &d, g_in, REDSCAN_UINT64, ob, 3, g_out),
+                         REDSCAN_ERR_INVALID_ARGUMENT, "decreasing offsets");
+            if (CHECK_OK(redscan_buffer_read(h_ctx, g_out, 0, after, sizeof after), "read"))
+                CHECK_MEM(after, before, sizeof after, "the output after faulty offsets");
+        }
+    }
+    redscan_buffer_destroy(h_ctx, ob);
+    redscan_buffer_destroy(h_ctx, idx);
+}
+
 /* argv[1], optional: one family of cases (the others are not run), so that a checker can run the families in
  * separate processes, in parallel (scripts/oclgrind.sh says why it must). */
-static const char *const g_families[] = {"reduce", "scan", "single_pass", "select"};
+static const char *const g_families[] = {"reduce", "scan", "single_pass", "select", "segmented"};
 
 int main(int argc, char **argv)
 {
@@ -197,7 +289,7 @@ int main(int argc, char **argv)
     for (size_t f = 0; f < sizeof g_families / sizeof g_families[0]; f++)
         known |= family && !strcmp(family, g_families[f]);
     if (argc > 2 || !known) {
-        fprintf(stderr, "usage: %s [reduce|scan|single_pass|select]   (no argument: all of them)\n", argv[0]);
+        fprintf(stderr, "usage: %s [reduce|scan|single_pass|select|segmented]   (no argument: all of them)\n", argv[0]);
         return 2;
     }
     g_family = family;
@@ -214,8 +306,11 @@ int main(int argc, char **argv)
     if (wanted("scan") || wanted("single_pass")) scans();
     const double t2 = h_now();
     if (wanted("select")) selections();
-    printf("kernel_check%s%s: reductions %.1f s, scans %.1f s, argmin/argmax/top-k %.1f s; %ld cases unsupported here\n",
-           family ? " " : "", family ? family : "", t1 - t0, t2 - t1, h_now() - t2, g_unsupported);
+    const double t3 = h_now();
+    if (wanted("segmented")) segmented();
+    printf("kernel_check%s%s: reductions %.1f s, scans %.1f s, argmin/argmax/top-k %.1f s, segments %.1f s; %ld cases "
+           "unsupported here\n",
+           family ? " " : "", family ? family : "", t1 - t0, t2 - t1, t3 - t2, h_now() - t3, g_unsupported);
     redscan_buffer_destroy(h_ctx, g_in);
     redscan_buffer_destroy(h_ctx, g_out);
     redscan_buffer_destroy(h_ctx, g_res);

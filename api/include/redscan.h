@@ -265,6 +265,45 @@ REDSCAN_API redscan_status redscan_topk_async(redscan_ctx *ctx, redscan_dtype dt
                                               size_t n, size_t k, int largest, redscan_buffer *values,
                                               redscan_buffer *indices);
 
+/* ---- segments (docs/SEMANTICS.md "Segments", docs/ALGORITHMS.md "Segments") ----
+ * Segment s (0 <= s < num_segments) is in[offsets[s] .. offsets[s+1]): num_segments + 1 offsets of offsets_dtype
+ * (REDSCAN_INT32, _UINT32, _INT64 or _UINT64), non-decreasing, offsets[num_segments] <= the elements `in` holds
+ * (its size / the element size). Each segment gives the same bits as redscan_reduce_ex with the coarsened
+ * algorithm (the AUTO one) on that slice alone, wherever it sits; an empty segment gives the reduction of nothing
+ * (+0 for sums, 1, the type's max / +inf, the type's min / -inf). desc->algo: AUTO or COARSENED (REDSCAN_REDUCE_ALGO
+ * is not read); out_dtype: 0 or a widening, as for redscan_reduce_ex. num_segments = 0 is INVALID_ARGUMENT.
+ * Offsets that decrease, are negative or run past `in` are found on the device: the call then writes nothing and
+ * the blocking form returns REDSCAN_ERR_INVALID_ARGUMENT; an _async call's fault is returned by the next
+ * redscan_synchronize (or the next blocking segmented call). */
+REDSCAN_API redscan_status redscan_segmented_reduce(redscan_ctx *ctx, const redscan_reduce_desc *desc,
+                                                    const redscan_buffer *in, redscan_dtype offsets_dtype,
+                                                    const redscan_buffer *offsets, size_t num_segments,
+                                                    redscan_buffer *out /* num_segments of out_dtype */);
+/* indices: num_segments uint64, an index into `in` (offsets[s] + the position in the segment), UINT64_MAX for an empty
+ * segment; values (or NULL): num_segments of dtype, the element (for an empty segment: +inf / the type's max for
+ * argmin, -inf / the type's min for argmax). The same index as redscan_argmin / _argmax of the slice. */
+REDSCAN_API redscan_status redscan_segmented_argmin(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in,
+                                                    redscan_dtype offsets_dtype, const redscan_buffer *offsets,
+                                                    size_t num_segments, redscan_buffer *indices,
+                                                    redscan_buffer *values);
+REDSCAN_API redscan_status redscan_segmented_argmax(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in,
+                                                    redscan_dtype offsets_dtype, const redscan_buffer *offsets,
+                                                    size_t num_segments, redscan_buffer *indices,
+                                                    redscan_buffer *values);
+/* Stream-ordered forms (docs/ASYNC.md): the same work, no wait. */
+REDSCAN_API redscan_status redscan_segmented_reduce_async(redscan_ctx *ctx, const redscan_reduce_desc *desc,
+                                                          const redscan_buffer *in, redscan_dtype offsets_dtype,
+                                                          const redscan_buffer *offsets, size_t num_segments,
+                                                          redscan_buffer *out);
+REDSCAN_API redscan_status redscan_segmented_argmin_async(redscan_ctx *ctx, redscan_dtype dtype,
+                                                          const redscan_buffer *in, redscan_dtype offsets_dtype,
+                                                          const redscan_buffer *offsets, size_t num_segments,
+                                                          redscan_buffer *indices, redscan_buffer *values);
+REDSCAN_API redscan_status redscan_segmented_argmax_async(redscan_ctx *ctx, redscan_dtype dtype,
+                                                          const redscan_buffer *in, redscan_dtype offsets_dtype,
+                                                          const redscan_buffer *offsets, size_t num_segments,
+                                                          redscan_buffer *indices, redscan_buffer *values);
+
 /* ---- profiling (benchmarks) ----
  * With profiling on, every reduction, scan, mean, argmin/argmax and top-k call (device and host forms) records the
  * device time of its work: from the start of its first device command to the end of its last one, on the device's

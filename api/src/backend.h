@@ -83,6 +83,17 @@ typedef struct rs_backend_ops {
     /* values: k elements of dtype; indices: k uint64 or NULL. */
     redscan_status (*topk)(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                            void *values, void *indices);
+    /* Segments (docs/ALGORITHMS.md, "Segments"; api/src/segmented.c). in: in_n elements of the input type (the
+     * bound the offsets are checked against); offsets: num_segments + 1 of offsets_dtype (INT32 .. UINT64);
+     * num_segments >= 1. The offsets' values are checked on the device (seg_check): faulty ones make the call write
+     * nothing and are reported by the next synchronize (quiet = 0) through rs_seg_fault.
+     * out: num_segments of req->out_dtype. */
+    redscan_status (*segmented_reduce)(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
+                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out);
+    /* want_max: 0 argmin, 1 argmax. indices: num_segments uint64; values: num_segments of dtype, or NULL. */
+    redscan_status (*segmented_argext)(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t in_n,
+                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments,
+                                       void *indices, void *values);
     /* Wait for the stream / queue and report a failure of its work. quiet = 1: only wait (a failed blocking call
      * settles what it enqueued), recording nothing. */
     redscan_status (*synchronize)(redscan_ctx *ctx, int quiet);
@@ -174,6 +185,27 @@ float rs_half_to_float(uint16_t h);
 uint16_t rs_float_to_half(float f);
 float rs_bfloat16_to_float(uint16_t b);
 uint16_t rs_float_to_bfloat16(float f);
+
+/* segmented.c: the plan both backends launch (docs/ALGORITHMS.md, "Segments"). Chunks of RS_SEG_TILE (the coarsened
+ * TILE) from each segment's start; level l's slots are bounded by slots[l] (B_0 = in_n, slots[l] = S + B_l / TILE,
+ * B_{l+1} = slots[l]); `levels` is what a segment as long as the whole input needs; part_max the partials any level
+ * but the last writes (0 with one level). */
+#define RS_SEG_TILE 4096
+#define RS_SEG_LEVELS_MAX 8
+#define RS_SEG_FLAG_WORDS 4 /* uint: this call's faults, sticky faults, sticky smallest faulty index, unused (CUDA: one
+                             * allocation; OpenCL: word 0 in one buffer, words 1-2 in another, see ocl_segmented.c) */
+/* Fault bits of seg_check (kernels_cl/segmented.cl, kernels_cu/segmented.cu) */
+#define RS_SEG_FAULT_DECREASING 1u
+#define RS_SEG_FAULT_NEGATIVE 2u
+#define RS_SEG_FAULT_PAST_END 4u
+typedef struct {
+    unsigned levels;
+    uint64_t slots[RS_SEG_LEVELS_MAX];
+    uint64_t part_max;
+} rs_seg_plan;
+void rs_seg_plan_make(uint64_t in_n, uint64_t num_segments, rs_seg_plan *plan);
+/* REDSCAN_ERR_INVALID_ARGUMENT describing the fault bits and the smallest faulty index (0xffffffff: >= that). */
+redscan_status rs_seg_fault(redscan_ctx *ctx, unsigned bits, unsigned index);
 
 /* profile.c: device timing around a backend operation. rs_time_forget at the entry of every operation;
  * rs_time_begin / rs_time_end around its backend call (end returns st, or the timing's own failure). Both do nothing

@@ -1,0 +1,242 @@
+/* Segmented reduction and argmin / argmax: argument checks, the launch plan both backends follow, the fault message
+ * (docs/SEMANTICS.md "Segments", docs/ALGORITHMS.md "Segments").
+ *
+ * What is checked where. On the host, before anything is enqueued (free: no data is read): the context, the
+ * descriptor (as redscan_reduce_ex, and the algorithm must be AUTO or COARSENED), offsets_dtype, num_segments >= 1,
+ * NULL buffers, buffers of another context, the offsets buffer holding num_segments + 1 offsets, the outputs holding
+ * num_segments results, an output that is also an input. On the device (the offsets' values, which the host never
+ * sees; seg_check, one work-item per offset, before the reduction kernels, which write nothing when it found a
+ * fault): offsets that decrease, negative offsets (signed types), offsets[num_segments] past the elements `in`
+ * holds. Those are reported by the blocking call, or for an _async call by the next redscan_synchronize. */
+#include <stdio.h>
+
+#include "check.h"
+
+static redscan_status check_reduce_desc(redscan_ctx *ctx, const char *fn, const redscan_reduce_desc *desc,
+                                        rs_reduce_req *req)
+{
+    RS_TRY(rs_check_ptr(ctx, fn, "desc", desc));
+    RS_TRY(rs_check_op(ctx, fn, "desc->op", desc->op));
+    RS_TRY(rs_check_dtype(ctx, fn, "desc->dtype", desc->dtype));
+    RS_TRY(rs_check_out_dtype(ctx, fn, desc->dtype, desc->out_dtype, &req->out_dtype));
+    if ((int)desc->algo < REDSCAN_REDUCE_AUTO || (int)desc->algo > REDSCAN_REDUCE_SHUFFLE)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument 'desc->algo' has unknown value %d (expected AUTO, TREE, INTERLEAVED, "
+                            "COARSENED, WARP_SYNC or SHUFFLE)",
+                            fn, (int)desc->algo);
+    /* One algorithm: the segment's bits are defined as the coarsened reduction of its slice. REDSCAN_REDUCE_ALGO is
+     * not read, so the suite's forced-algorithm runs keep these results. */
+    if (desc->algo != REDSCAN_REDUCE_AUTO && desc->algo != REDSCAN_REDUCE_COARSENED)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                            "%s: argument 'desc->algo' is %s; segmented reductions run the coarsened algorithm only "
+                            "(pass AUTO or COARSENED)",
+                            fn, redscan_reduce_algo_name(desc->algo));
+    if (desc->flags != 0)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'desc->flags' must be 0 (got %u)", fn,
+                            desc->flags);
+    req->op = desc->op;
+    req->dtype = desc->dtype;
+    req->algo = REDSCAN_REDUCE_COARSENED;
+    return REDSCAN_OK;
+}
+
+/* in, offsets_dtype, offsets and num_segments, common to every segmented call. */
+static redscan_status check_segments(redscan_ctx *ctx, const char *fn, redscan_dtype dtype, const redscan_buffer *in,
+                                     redscan_dtype offsets_dtype, const redscan_buffer *offsets, size_t num_segments)
+{
+    RS_TRY(rs_check_buffer(ctx, fn, "in", in, 0, redscan_dtype_size(dtype)));
+    if (offsets_dtype != REDSCAN_INT32 && offsets_dtype != REDSCAN_UINT32 && offsets_dtype != REDSCAN_INT64 &&
+        offsets_dtype != REDSCAN_UINT64)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument 'offsets_dtype' is %d (%s); offsets are REDSCAN_INT32, _UINT32, _INT64 or "
+                            "_UINT64",
+                            fn, (int)offsets_dtype, redscan_dtype_name(offsets_dtype));
+    if (num_segments == 0)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument 'num_segments' is 0: there is nothing to reduce (at least one segment)", fn);
+    if (num_segments == SIZE_MAX)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument 'num_segments' = %zu: num_segments + 1 offsets overflow size_t", fn,
+                            num_segments);
+    RS_TRY(rs_check_ptr(ctx, fn, "offsets", offsets));
+    if (offsets->owner != ctx)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'offsets' belongs to another context", fn);
+    const size_t osize = redscan_dtype_size(offsets_dtype);
+    if (num_segments + 1 > offsets->bytes / osize)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument 'offsets' holds %zu bytes but num_segments = %zu needs %zu + 1 offsets of %s",
+                            fn, offsets->bytes, num_segments, num_segments, redscan_dtype_name(offsets_dtype));
+    return REDSCAN_OK;
+}
+
+/* An output buffer: non-NULL, this context's, num_segments elements of `elem` bytes, not an input. */
+static redscan_status check_output(redscan_ctx *ctx, const char *fn, const char *arg, const redscan_buffer *buf,
+                                   size_t num_segments, size_t elem, const redscan_buffer *in,
+                                   const redscan_buffer *offsets)
+{
+    size_t bytes;
+    RS_TRY(rs_check_ptr(ctx, fn, arg, buf));
+    if (buf->owner != ctx)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument '%s' belongs to another context", fn, arg);
+    RS_TRY(rs_check_count(ctx, fn, "num_segments", num_segments, elem, &bytes));
+    if (bytes > buf->bytes)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument '%s' holds %zu bytes but num_segments = %zu results need %zu", fn, arg,
+                            buf->bytes, num_segments, bytes);
+    if (buf == in || buf == offsets || buf->handle == in->handle || buf->handle == offsets->handle)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument '%s' is also an input (%s): segmented results cannot overwrite their input",
+                            fn, arg, buf == in || buf->handle == in->handle ? "in" : "offsets");
+    return REDSCAN_OK;
+}
+
+void rs_seg_plan_make(uint64_t in_n, uint64_t num_segments, rs_seg_plan *plan)
+{
+    /* levels: what a segment of all in_n elements needs (each level divides the values by TILE, rounding up) */
+    unsigned levels = 1;
+    for (uint64_t m = in_n; m > RS_SEG_TILE; m = m / RS_SEG_TILE + (m % RS_SEG_TILE != 0)) levels++;
+    plan->levels = levels;
+    plan->part_max = 0;
+    uint64_t b = in_n; /* bound on P_l(S): where level l's values end */
+    for (unsigned l = 0; l < levels && l < RS_SEG_LEVELS_MAX; l++) {
+        plan->slots[l] = num_segments + b / RS_SEG_TILE; /* bound on K_l(S) */
+        b = plan->slots[l];
+        if (l + 1 < levels && plan->slots[l] > plan->part_max) plan->part_max = plan->slots[l];
+    }
+}
+
+redscan_status rs_seg_fault(redscan_ctx *ctx, unsigned bits, unsigned index)
+{
+    char at[64];
+    if (index == 0xffffffffu)
+        snprintf(at, sizeof at, "at offsets[4294967295] or later");
+    else
+        snprintf(at, sizeof at, "first at offsets[%u]", index);
+    return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                        "segmented call: argument 'offsets' is invalid (found on the device, %s):%s%s%s; the call "
+                        "wrote nothing",
+                        at, bits & RS_SEG_FAULT_DECREASING ? " offsets decrease (offsets[s] > offsets[s+1])" : "",
+                        bits & RS_SEG_FAULT_NEGATIVE ? " a negative offset" : "",
+                        bits & RS_SEG_FAULT_PAST_END ? " offsets[num_segments] exceeds the elements 'in' holds" : "");
+}
+
+/* ---- the calls: each _async form checks and enqueues; the blocking form adds a wait that reports faults ---- */
+
+typedef struct {
+    int argext;       /* 0: reduce */
+    int want_max;     /* argext */
+    rs_reduce_req req; /* reduce; argext: req.dtype */
+} seg_job;
+
+static redscan_status enqueue(redscan_ctx *ctx, const seg_job *j, const redscan_buffer *in,
+                              redscan_dtype offsets_dtype, const redscan_buffer *offsets, size_t num_segments,
+                              redscan_buffer *out, redscan_buffer *values)
+{
+    const size_t in_n = in->bytes / redscan_dtype_size(j->req.dtype);
+    if (j->argext)
+        return ctx->ops->segmented_argext(ctx, j->req.dtype, j->want_max, in->handle, in_n, offsets_dtype,
+                                          offsets->handle, num_segments, out->handle, values ? values->handle : NULL);
+    return ctx->ops->segmented_reduce(ctx, &j->req, in->handle, in_n, offsets_dtype, offsets->handle, num_segments,
+                                      out->handle);
+}
+
+static redscan_status run(redscan_ctx *ctx, int async, const seg_job *j, const redscan_buffer *in,
+                          redscan_dtype offsets_dtype, const redscan_buffer *offsets, size_t num_segments,
+                          redscan_buffer *out, redscan_buffer *values)
+{
+    if (async) return enqueue(ctx, j, in, offsets_dtype, offsets, num_segments, out, values);
+    RS_TRY(rs_time_begin(ctx));
+    redscan_status st = enqueue(ctx, j, in, offsets_dtype, offsets, num_segments, out, values);
+    if (st == REDSCAN_OK)
+        st = ctx->ops->synchronize(ctx, 0); /* device failures, and faulty offsets (rs_seg_fault) */
+    else
+        (void)ctx->ops->synchronize(ctx, 1); /* nothing queued may outlive the failed call */
+    return rs_time_end(ctx, st);
+}
+
+static redscan_status segmented_reduce(redscan_ctx *ctx, const char *fn, int async, const redscan_reduce_desc *desc,
+                                       const redscan_buffer *in, redscan_dtype offsets_dtype,
+                                       const redscan_buffer *offsets, size_t num_segments, redscan_buffer *out)
+{
+    seg_job j = {0, 0, {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_REDUCE_COARSENED}};
+    RS_TRY(rs_check_ctx(fn, ctx));
+    if (async)
+        rs_time_async(ctx);
+    else
+        rs_time_forget(ctx);
+    RS_TRY(check_reduce_desc(ctx, fn, desc, &j.req));
+    RS_TRY(check_segments(ctx, fn, j.req.dtype, in, offsets_dtype, offsets, num_segments));
+    RS_TRY(check_output(ctx, fn, "out", out, num_segments, redscan_dtype_size(j.req.out_dtype), in, offsets));
+    return run(ctx, async, &j, in, offsets_dtype, offsets, num_segments, out, NULL);
+}
+
+static redscan_status segmented_argext(redscan_ctx *ctx, const char *fn, int async, int want_max, redscan_dtype dtype,
+                                       const redscan_buffer *in, redscan_dtype offsets_dtype,
+                                       const redscan_buffer *offsets, size_t num_segments, redscan_buffer *indices,
+                                       redscan_buffer *values)
+{
+    seg_job j = {1, want_max, {REDSCAN_MIN, dtype, dtype, REDSCAN_REDUCE_COARSENED}};
+    RS_TRY(rs_check_ctx(fn, ctx));
+    if (async)
+        rs_time_async(ctx);
+    else
+        rs_time_forget(ctx);
+    RS_TRY(rs_check_dtype(ctx, fn, "dtype", dtype));
+    RS_TRY(check_segments(ctx, fn, dtype, in, offsets_dtype, offsets, num_segments));
+    RS_TRY(check_output(ctx, fn, "indices", indices, num_segments, sizeof(uint64_t), in, offsets));
+    if (values) {
+        RS_TRY(check_output(ctx, fn, "values", values, num_segments, redscan_dtype_size(dtype), in, offsets));
+        if (values == indices || values->handle == indices->handle)
+            return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                                "%s: arguments 'indices' and 'values' are the same buffer", fn);
+    }
+    return run(ctx, async, &j, in, offsets_dtype, offsets, num_segments, indices, values);
+}
+
+redscan_status redscan_segmented_reduce(redscan_ctx *ctx, const redscan_reduce_desc *desc, const redscan_buffer *in,
+                                        redscan_dtype offsets_dtype, const redscan_buffer *offsets,
+                                        size_t num_segments, redscan_buffer *out)
+{
+    return segmented_reduce(ctx, "redscan_segmented_reduce", 0, desc, in, offsets_dtype, offsets, num_segments, out);
+}
+
+redscan_status redscan_segmented_reduce_async(redscan_ctx *ctx, const redscan_reduce_desc *desc,
+                                              const redscan_buffer *in, redscan_dtype offsets_dtype,
+                                              const redscan_buffer *offsets, size_t num_segments,
+                                              redscan_buffer *out)
+{
+    return segmented_reduce(ctx, "redscan_segmented_reduce_async", 1, desc, in, offsets_dtype, offsets, num_segments,
+                            out);
+}
+
+redscan_status redscan_segmented_argmin(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in,
+                                        redscan_dtype offsets_dtype, const redscan_buffer *offsets,
+                                        size_t num_segments, redscan_buffer *indices, redscan_buffer *values)
+{
+    return segmented_argext(ctx, "redscan_segmented_argmin", 0, 0, dtype, in, offsets_dtype, offsets, num_segments,
+                            indices, values);
+}
+
+redscan_status redscan_segmented_argmax(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in,
+                                        redscan_dtype offsets_dtype, const redscan_buffer *offsets,
+                                        size_t num_segments, redscan_buffer *indices, redscan_buffer *values)
+{
+    return segmented_argext(ctx, "redscan_segmented_argmax", 0, 1, dtype, in, offsets_dtype, offsets, num_segments,
+                            indices, values);
+}
+
+redscan_status redscan_segmented_argmin_async(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in,
+                                              redscan_dtype offsets_dtype, const redscan_buffer *offsets,
+                                              size_t num_segments, redscan_buffer *indices, redscan_buffer *values)
+{
+    return segmented_argext(ctx, "redscan_segmented_argmin_async", 1, 0, dtype, in, offsets_dtype, offsets,
+                            num_segments, indices, values);
+}
+
+redscan_status redscan_segmented_argmax_async(redscan_ctx *ctx, redscan_dtype dtype, const redscan_buffer *in,
+                                              redscan_dtype offsets_dtype, const redscan_buffer *offsets,
+                                              size_t num_segments, redscan_buffer *indices, redscan_buffer *values)
+{
+    return segmented_argext(ctx, "redscan_segmented_argmax_async", 1, 1, dtype, in, offsets_dtype, offsets,
+                            num_segments, indices, values);
+}

@@ -1,0 +1,140 @@
+/* CUDA backend: segmented reduction and argmin / argmax launches (kernels_cu/segmented.cu; docs/ALGORITHMS.md,
+ * "Segments"). Host twin of backend_opencl/ocl_segmented.c: the same plan, the same launches in the same order.
+ *
+ * A call is: the call's fault word zeroed (cudaMemsetAsync), seg_check, one launch per level of the plan
+ * (rs_seg_plan_make), level l > 0 reading the partials of level l - 1 (two halves of the scratch, ping-pong). Nothing
+ * waits for the device; faulty offsets make every level write nothing, and the next synchronize reports them. */
+#include <stdio.h>
+
+#include "cuda_internal.h"
+
+static uint64_t rs_div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+static redscan_status rs_seg_launched(redscan_ctx *ctx, cudaError_t err, const char *what)
+{
+    if (err == cudaSuccess) return REDSCAN_OK;
+    char buf[128];
+    snprintf(buf, sizeof buf, "launch of %s", what);
+    return rs_cuda_fail(ctx, err, buf);
+}
+
+/* The fault words, made on first use (sticky words clear: synchronous, once per context), then this call's word
+ * zeroed on the stream. */
+static redscan_status rs_seg_flags(redscan_ctx *ctx, unsigned **flags)
+{
+    rs_cuda *c = rs_cuda_of(ctx);
+    cudaError_t err;
+    if (!c->seg_flags) {
+        void *p = NULL;
+        err = cudaMalloc(&p, RS_SEG_FLAG_WORDS * sizeof(unsigned));
+        if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMalloc (segment fault words)");
+        err = cudaMemset(p, 0, RS_SEG_FLAG_WORDS * sizeof(unsigned));
+        if (err == cudaSuccess) err = cudaMemset((unsigned *)p + 2, 0xff, sizeof(unsigned));
+        if (err != cudaSuccess) {
+            (void)cudaFree(p);
+            return rs_cuda_fail(ctx, err, "cudaMemset (segment fault words)");
+        }
+        c->seg_flags = (unsigned *)p;
+    }
+    err = cudaMemsetAsync(c->seg_flags, 0, sizeof(unsigned), c->stream);
+    if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemsetAsync (segment fault word)");
+    *flags = c->seg_flags;
+    return REDSCAN_OK;
+}
+
+static redscan_status rs_seg_check(redscan_ctx *ctx, redscan_dtype offsets_dtype, void *offsets, size_t S,
+                                   size_t in_n, unsigned *flags)
+{
+    rs_cuda *c = rs_cuda_of(ctx);
+    return rs_seg_launched(ctx,
+                           rs_cu_seg_check((int)offsets_dtype, offsets, S, in_n, flags,
+                                           rs_cuda_grid_for(c, rs_div_up((uint64_t)S + 1, RS_GROUP)), c->stream),
+                           "seg_check");
+}
+
+/* Blocks for a level of `slots` slots: one warp each, 8 per block, capped as every grid is (never changes bits). */
+static unsigned rs_seg_grid(rs_cuda *c, uint64_t slots) { return rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP / 32)); }
+
+redscan_status rs_cuda_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
+                                        redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
+{
+    RS_CUDA_TRY(rs_cuda_use(ctx));
+    rs_cuda *c = rs_cuda_of(ctx);
+    rs_seg_plan plan;
+    rs_seg_plan_make(in_n, num_segments, &plan);
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "segmented reduce: argument 'in'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "segmented reduce: argument 'out'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
+                                      "segmented reduce: argument 'offsets'"));
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const size_t count = (size_t)(plan.part_max ? plan.part_max : 1);
+    const size_t bytes[2] = {count * tsize, count * tsize};
+    void *part[2] = {NULL, NULL};
+    unsigned *flags = NULL;
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 2, bytes, part));
+    RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
+    RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
+    for (unsigned level = 0; level < plan.levels; level++) {
+        const void *src = level == 0 ? in : part[(level - 1) % 2];
+        RS_CUDA_TRY(rs_seg_launched(ctx,
+                                    rs_cu_seg_reduce((int)req->dtype, (int)req->out_dtype, (int)req->op, level, src,
+                                                     (int)offsets_dtype, offsets, num_segments, part[level % 2], out,
+                                                     flags, plan.slots[level], rs_seg_grid(c, plan.slots[level]),
+                                                     c->stream),
+                                    "seg_reduce"));
+    }
+    c->seg_pending = 1;
+    return REDSCAN_OK;
+}
+
+redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t in_n,
+                                        redscan_dtype offsets_dtype, void *offsets, size_t num_segments,
+                                        void *indices, void *values)
+{
+    RS_CUDA_TRY(rs_cuda_use(ctx));
+    rs_cuda *c = rs_cuda_of(ctx);
+    rs_seg_plan plan;
+    rs_seg_plan_make(in_n, num_segments, &plan);
+    const size_t vsize = redscan_dtype_size(dtype);
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, vsize, "segmented argmin/argmax: argument 'in'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, indices, 8, "segmented argmin/argmax: argument 'indices'"));
+    if (values) RS_CUDA_TRY(rs_cuda_check_aligned(ctx, values, vsize, "segmented argmin/argmax: argument 'values'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
+                                      "segmented argmin/argmax: argument 'offsets'"));
+    const size_t count = (size_t)(plan.part_max ? plan.part_max : 1);
+    const size_t bytes[4] = {count * vsize, count * 8, count * vsize, count * 8};
+    void *part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
+    unsigned *flags = NULL;
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, part));
+    RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
+    RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
+    for (unsigned level = 0; level < plan.levels; level++) {
+        const unsigned cur = level % 2, prev = 1 - cur;
+        const void *src_v = level == 0 ? in : part[2 * prev];
+        const unsigned long long *src_i = level == 0 ? NULL : (const unsigned long long *)part[2 * prev + 1];
+        RS_CUDA_TRY(rs_seg_launched(
+            ctx,
+            rs_cu_seg_argext((int)dtype, want_max, level, src_v, src_i, (int)offsets_dtype, offsets, num_segments,
+                             part[2 * cur], (unsigned long long *)part[2 * cur + 1], values,
+                             (unsigned long long *)indices, flags, plan.slots[level],
+                             rs_seg_grid(c, plan.slots[level]), c->stream),
+            "seg_argext"));
+    }
+    c->seg_pending = 1;
+    return REDSCAN_OK;
+}
+
+redscan_status rs_cuda_seg_report(redscan_ctx *ctx)
+{
+    rs_cuda *c = rs_cuda_of(ctx);
+    if (!c->seg_pending || !c->seg_flags) return REDSCAN_OK;
+    unsigned words[2];
+    cudaError_t err = cudaMemcpy(words, c->seg_flags + 1, sizeof words, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemcpy (segment fault words)");
+    c->seg_pending = 0;
+    if (!words[0]) return REDSCAN_OK;
+    const unsigned clear[2] = {0, 0xffffffffu};
+    err = cudaMemcpy(c->seg_flags + 1, clear, sizeof clear, cudaMemcpyHostToDevice);
+    if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemcpy (segment fault words)");
+    return rs_seg_fault(ctx, words[0], words[1]);
+}

@@ -1,0 +1,194 @@
+/* OpenCL backend: segmented reduction and argmin / argmax launches (kernels_cl/segmented.cl; docs/ALGORITHMS.md,
+ * "Segments"). Host twin: backend_cuda/cuda_segmented.c.
+ *
+ * A call is: the fault word of the call zeroed, seg_check over the offsets, then one launch per level of the plan
+ * (rs_seg_plan_make, api/src/segmented.c): level 0 reads the input, level l > 0 the partials of level l - 1
+ * (ping-pong between two scratch slots). Nothing waits for the device. Faulty offsets make every level write
+ * nothing; the next synchronize reports them (rs_ocl_seg_report). */
+#include <string.h>
+
+#include "ocl_internal.h"
+
+static uint64_t rs_div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+static redscan_status rs_set_args(redscan_ctx *ctx, cl_kernel k, const char *what, int count, const size_t *sizes,
+                                  const void *const *values)
+{
+    for (int i = 0; i < count; i++) {
+        cl_int err = clSetKernelArg(k, (cl_uint)i, sizes[i], values[i]);
+        if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, what);
+    }
+    return REDSCAN_OK;
+}
+
+/* The context's fault words, in two buffers: f->seg_flags (one uint: this call's faults, zeroed by every call) and
+ * f->seg_sticky (two uint: the faults since the last report and their smallest faulty index, made {0, ~0} on first
+ * use and after a report). Two buffers so that every host write covers a whole buffer: Oclgrind's
+ * uninitialized-value plugin takes every byte of a buffer outside the last host write (or fill pattern) for
+ * uninitialized, whatever was written there before (scripts/oclgrind-repro/partial_write.c, fill_shadow.c); a
+ * 4-byte zeroing write into a 16-byte buffer made it report seg_check's atomics on bytes 4-11. */
+static redscan_status rs_seg_buffer(redscan_ctx *ctx, cl_mem *m, size_t bytes, const void *init, const char *what)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    cl_int err;
+    cl_mem b = clCreateBuffer(o->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, what);
+    err = clEnqueueWriteBuffer(o->queue, b, CL_TRUE, 0, bytes, init, 0, NULL, NULL); /* once per context */
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(b);
+        return rs_ocl_fail(ctx, err, what);
+    }
+    *m = b;
+    return REDSCAN_OK;
+}
+
+static redscan_status rs_seg_flags(redscan_ctx *ctx, cl_mem *flags, cl_mem *sticky)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    rs_ocl_full *f = rs_ocl_full_of(o);
+    static const cl_uint zero = 0, sticky_clear[2] = {0, 0xffffffffu}; /* static: the per-call write is not blocking */
+    if (!f->seg_sticky)
+        RS_OCL_TRY(rs_seg_buffer(ctx, &f->seg_sticky, sizeof sticky_clear, sticky_clear, "segment fault words"));
+    if (!f->seg_flags) RS_OCL_TRY(rs_seg_buffer(ctx, &f->seg_flags, sizeof zero, &zero, "segment fault word"));
+    cl_int err = clEnqueueWriteBuffer(o->queue, f->seg_flags, CL_FALSE, 0, sizeof zero, &zero, 0, NULL,
+                                      rs_ocl_time_event(o));
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer (segment fault word)");
+    rs_ocl_time_note(o);
+    *flags = f->seg_flags;
+    *sticky = f->seg_sticky;
+    return REDSCAN_OK;
+}
+
+/* seg_check over the S + 1 offsets: any fault sets the words, and the levels then write nothing. */
+static redscan_status rs_seg_check(redscan_ctx *ctx, cl_program program, cl_mem offsets, cl_uint kind, cl_ulong S,
+                                   cl_ulong n, cl_mem flags, cl_mem sticky)
+{
+    cl_kernel k = NULL;
+    redscan_status st = rs_ocl_kernel(ctx, program, "seg_check", &k);
+    if (st != REDSCAN_OK) return st;
+    const size_t sizes[] = {sizeof(cl_mem), sizeof kind, sizeof S, sizeof n, sizeof(cl_mem), sizeof(cl_mem)};
+    const void *values[] = {&offsets, &kind, &S, &n, &flags, &sticky};
+    st = rs_set_args(ctx, k, "seg_check", 6, sizes, values);
+    if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, (size_t)rs_div_up(S + 1, RS_GROUP), "seg_check");
+    clReleaseKernel(k);
+    return st;
+}
+
+/* Groups for a level of `slots` slots: one warp each, 8 per group, capped as every grid is (never changes bits). */
+static size_t rs_seg_groups(redscan_ctx *ctx, uint64_t slots)
+{
+    return rs_ocl_groups_for(rs_ocl_of(ctx), rs_div_up(slots, RS_GROUP / 32));
+}
+
+redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
+                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
+{
+    rs_seg_plan plan;
+    rs_seg_plan_make(in_n, num_segments, &plan);
+    cl_program program;
+    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED, req->dtype, req->out_dtype, req->op, &program));
+    const char *name_in = "seg_reduce_in";
+    const char *name_t = rs_ocl_has_t_kernels(req->dtype, req->out_dtype) ? "seg_reduce_t" : name_in;
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const size_t bytes[2] = {(size_t)(plan.part_max ? plan.part_max : 1) * tsize,
+                             (size_t)(plan.part_max ? plan.part_max : 1) * tsize};
+    cl_kernel k_in = NULL, k_t = NULL;
+    cl_mem part[2] = {NULL, NULL}, flags = NULL, sticky = NULL;
+    redscan_status st = rs_ocl_kernel(ctx, program, name_in, &k_in);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
+    if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, plan.levels > 1 ? 2 : 1, bytes, part);
+    if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
+    const cl_uint kind = (cl_uint)offsets_dtype;
+    const cl_ulong S = num_segments;
+    if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
+    for (unsigned level = 0; st == REDSCAN_OK && level < plan.levels; level++) {
+        const cl_mem src = level == 0 ? (cl_mem)in : part[(level - 1) % 2], dst = part[level % 2];
+        const cl_mem off = (cl_mem)offsets, o = (cl_mem)out;
+        const cl_uint lv = level;
+        const cl_ulong slots = plan.slots[level];
+        cl_kernel k = level == 0 ? k_in : k_t;
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof lv,
+                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof slots};
+        const void *values[] = {&src, &off, &kind, &S, &lv, &dst, &o, &flags, &slots};
+        const char *name = level == 0 ? name_in : name_t;
+        st = rs_set_args(ctx, k, name, 9, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_seg_groups(ctx, slots), name);
+    }
+    if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
+    for (int i = 0; i < 2; i++)
+        if (part[i]) clReleaseMemObject(part[i]);
+    if (k_in) clReleaseKernel(k_in);
+    if (k_t) clReleaseKernel(k_t);
+    return st;
+}
+
+redscan_status rs_ocl_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t in_n,
+                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments,
+                                       void *indices, void *values)
+{
+    rs_seg_plan plan;
+    rs_seg_plan_make(in_n, num_segments, &plan);
+    cl_program program;
+    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_ARGEXT, dtype, dtype,
+                                  want_max ? REDSCAN_MAX : REDSCAN_MIN, &program));
+    const size_t vsize = redscan_dtype_size(dtype), count = (size_t)(plan.part_max ? plan.part_max : 1);
+    const size_t bytes[4] = {count * vsize, count * sizeof(cl_ulong), count * vsize, count * sizeof(cl_ulong)};
+    cl_kernel k_in = NULL, k_pairs = NULL;
+    cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
+    cl_mem flags = NULL, sticky = NULL;
+    redscan_status st = rs_ocl_kernel(ctx, program, "seg_argext_in", &k_in);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_argext_pairs", &k_pairs);
+    if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, plan.levels > 1 ? 4 : 2, bytes, part);
+    if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
+    const cl_uint kind = (cl_uint)offsets_dtype;
+    const cl_ulong S = num_segments;
+    if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
+    /* No values wanted: the kernels get the index buffer in its place and has_v = 0 (they never write it). */
+    const cl_int has_v = values != NULL;
+    const cl_mem off = (cl_mem)offsets, out_i = (cl_mem)indices, out_v = values ? (cl_mem)values : out_i;
+    for (unsigned level = 0; st == REDSCAN_OK && level < plan.levels; level++) {
+        const cl_ulong slots = plan.slots[level];
+        const cl_mem dv = part[2 * (level % 2)], di = part[2 * (level % 2) + 1];
+        if (level == 0) {
+            const cl_mem src = (cl_mem)in;
+            const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,   sizeof S,       sizeof(cl_mem), sizeof(cl_mem),
+                                    sizeof(cl_mem), sizeof has_v,   sizeof(cl_mem), sizeof(cl_mem), sizeof slots};
+            const void *args[] = {&src, &off, &kind, &S, &dv, &di, &out_v, &has_v, &out_i, &flags, &slots};
+            st = rs_set_args(ctx, k_in, "seg_argext_in", 11, sizes, args);
+            if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, rs_seg_groups(ctx, slots), "seg_argext_in");
+        } else {
+            const cl_mem sv = part[2 * ((level - 1) % 2)], si = part[2 * ((level - 1) % 2) + 1];
+            const cl_uint lv = level;
+            const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof kind,   sizeof S,
+                                    sizeof lv,      sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof has_v,
+                                    sizeof(cl_mem), sizeof(cl_mem), sizeof slots};
+            const void *args[] = {&sv, &si, &off, &kind, &S, &lv, &dv, &di, &out_v, &has_v, &out_i, &flags, &slots};
+            st = rs_set_args(ctx, k_pairs, "seg_argext_pairs", 13, sizes, args);
+            if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_pairs, rs_seg_groups(ctx, slots), "seg_argext_pairs");
+        }
+    }
+    if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
+    for (int i = 0; i < 4; i++)
+        if (part[i]) clReleaseMemObject(part[i]);
+    if (k_in) clReleaseKernel(k_in);
+    if (k_pairs) clReleaseKernel(k_pairs);
+    return st;
+}
+
+/* After a successful wait (rs_ocl_synchronize): the sticky fault words of the segmented calls since the last
+ * report; faults are cleared and reported once (rs_seg_fault). */
+redscan_status rs_ocl_seg_report(redscan_ctx *ctx)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    rs_ocl_full *f = rs_ocl_full_of(o);
+    if (!f->seg_pending || !f->seg_sticky) return REDSCAN_OK;
+    cl_uint words[2];
+    cl_int err = clEnqueueReadBuffer(o->queue, f->seg_sticky, CL_TRUE, 0, sizeof words, words, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueReadBuffer (segment fault words)");
+    f->seg_pending = 0;
+    if (!words[0]) return REDSCAN_OK;
+    const cl_uint clear[2] = {0, 0xffffffffu};
+    err = clEnqueueWriteBuffer(o->queue, f->seg_sticky, CL_TRUE, 0, sizeof clear, clear, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer (segment fault words)");
+    return rs_seg_fault(ctx, words[0], words[1]);
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# issue 18 item 4: segmented reduce (float32 / int32 sum, float32 max) against CUB's DeviceSegmentedReduce (the
+# toolkit's), a device copy of the same bytes and redscan's unsegmented reduce of the same bytes, over five
+# segment-length distributions, on a GPU machine.
+#   LIB=/path/with/libredscan.so.0 bench/segmented-compare.sh [log2 sizes...]   (default 26 28; REPS=20)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${LIB:?set LIB to the folder of libredscan.so.0}"
+BIN=${BIN:-/tmp/segmented_compare}
+nvcc -O3 -std=c++17 -arch=sm_90 -Iapi/include bench/segmented_compare.cu -o "$BIN" -L"$LIB" -l:libredscan.so.0 \
+    -Xlinker -rpath="$LIB"
+for e in ${@:-26 28}; do "$BIN" $((1 << e)) "${REPS:-20}"; done

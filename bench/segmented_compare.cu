@@ -1,0 +1,411 @@
+// Segmented reduce (issue 18 item 4): redscan_segmented_reduce on the CUDA backend against
+// cub::DeviceSegmentedReduce (the toolkit's CUB) on the same device memory, against a device-to-device copy of the same
+// bytes, and against redscan's unsegmented reduce over the same bytes (issue 18: no segmented operation may take more
+// than twice the time of an unsegmented one over the same bytes). Not part of the CMake build:
+// bench/segmented-compare.sh compiles it on a GPU machine against the toolkit's CUB and libredscan.
+//
+//   segmented_compare N [reps]   prints, for each segment-length distribution, one row per (type, op, implementation):
+//     dist type op impl median_ms GB/s x_copy [x_cub [x_flat]]
+//   GB/s counts the bytes the operation must read: the n input elements and the num_segments + 1 offsets (the
+//   outputs, 4 bytes per segment, are not counted). The copy row copies that many bytes (cudaMemcpyAsync, device to
+//   device) and counts them twice (read + write), as bench/narrow_compare.cu does; x_copy = GB/s / the copy's GB/s.
+//   x_cub = CUB's time / ours. The unsegmented row (redscan_reduce_async) reduces (input + offsets bytes) / 4
+//   elements of the same type, i.e. exactly as many bytes as the segmented call reads; x_flat = the segmented time /
+//   that time (issue 18's bound: <= 2; a row over it is marked "OVER 2").
+//
+// Distributions (deterministic, the same for every run of one N): uniform (1000-element segments), empty90 (90% empty
+// segments, the rest 1..2000 elements), ones (90% one-element segments, the rest 2..100: millions of 1-element
+// segments), powerlaw (Pareto lengths floor(4 u^(-1/1.1)): a few huge segments, many tiny ones), one (a single
+// segment of all n). Offsets are int32 while n + 1 fits, else int64 (the same array for CUB and redscan).
+// Operations: float32 sum (redscan: SUM FLOAT32; CUB: DeviceSegmentedReduce::Sum), int32 sum (wrap-around, both),
+// float32 max (CUB: DeviceSegmentedReduce::Reduce with a max functor and -inf, redscan's value of an empty segment).
+// Timing: everything on one stream; redscan's context works on that stream (redscan_create_on_cuda_stream) and its
+// _async forms are timed by the same CUDA events around the call as CUB and the copy. Median of reps after one
+// warm-up. Checks: int32 sums equal CUB's and the host's exactly; float32 max bit for bit; float32 sums of redscan, of
+// CUB and of the host (double) within 1e-5 * sum|x| of each segment of one another; no fault from
+// redscan_synchronize.
+//
+// Status when written (seg branch, 75ece44): compiled and linked with nvcc 13.0 / CUB 3.0.1, -O3 -std=c++17
+// -arch=sm_90, no warnings under -Wall -Wextra, against a CUDA build of that commit (its kernels_cu/segmented.cu for
+// sm_90); not yet run on a GPU, so no figures yet (they belong in docs/PERFORMANCE.md once measured). What to expect:
+// CUB's DeviceSegmentedReduce gives every segment one thread block (cub/device/dispatch/kernels/segmented_reduce.cuh,
+// blockIdx.x is the segment), so "one" and "powerlaw" are its worst cases (one SM reads a huge segment) and "ones"
+// launches a block per handful of elements: x_cub is large there and says more about CUB than about redscan; the
+// column that tests issue 18 is x_flat. Host side (data, distributions, checks): about 2.5 s at 2^26 and 12 s at 2^28
+// on a loaded build machine; the timed GPU work (21 calls per row) should add seconds, not minutes (estimate).
+#include <cub/device/device_segmented_reduce.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "redscan.h"
+
+#define CK(x)                                                                                                      \
+    do {                                                                                                           \
+        cudaError_t e_ = (x);                                                                                      \
+        if (e_ != cudaSuccess) {                                                                                   \
+            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                          \
+            std::exit(2);                                                                                          \
+        }                                                                                                          \
+    } while (0)
+#define RK(x)                                                                                                      \
+    do {                                                                                                           \
+        redscan_status s_ = (x);                                                                                   \
+        if (s_ != REDSCAN_OK) {                                                                                    \
+            std::fprintf(stderr, "%s: %s\n", #x, redscan_last_error(g_ctx));                                       \
+            std::exit(2);                                                                                          \
+        }                                                                                                          \
+    } while (0)
+
+static redscan_ctx *g_ctx;
+static cudaStream_t g_st;
+static cudaEvent_t g_e0, g_e1;
+static int g_reps = 20;
+static const double FLOAT_TOL = 1e-5; // of sum|x| over the segment
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Median ms of f() enqueued on g_st, timed by events (one warm-up call first).
+template <class F> static double time_cuda(F f)
+{
+    std::vector<double> t;
+    for (int r = 0; r <= g_reps; r++) {
+        CK(cudaEventRecord(g_e0, g_st));
+        f();
+        CK(cudaEventRecord(g_e1, g_st));
+        CK(cudaEventSynchronize(g_e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, g_e0, g_e1));
+        if (r > 0) t.push_back(ms);
+    }
+    return median(t);
+}
+
+static uint64_t splitmix(uint64_t &s)
+{
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static double unit(uint64_t &s) { return ((splitmix(s) >> 11) + 1) * (1.0 / 9007199254740992.0); } // (0, 1]
+
+struct Cub {
+    void *temp = nullptr;
+    size_t bytes = 0;
+    void need(size_t b)
+    {
+        if (b <= bytes) return;
+        if (temp) CK(cudaFree(temp));
+        CK(cudaMalloc(&temp, b));
+        bytes = b;
+    }
+};
+
+struct FloatMax {
+    __device__ float operator()(float a, float b) const { return b > a ? b : a; }
+};
+
+struct Dist {
+    std::string name;
+    std::vector<int64_t> off; // num_segments + 1, off[0] = 0, off.back() = n
+};
+
+// Segments until n elements are covered; the last one is cut at n.
+template <class L> static Dist make_dist(const char *name, size_t n, uint64_t seed, L len)
+{
+    Dist d;
+    d.name = name;
+    d.off.push_back(0);
+    uint64_t s = seed;
+    size_t pos = 0;
+    while (pos < n) {
+        const size_t l = std::min<size_t>(len(s), n - pos);
+        pos += l;
+        d.off.push_back((int64_t)pos);
+    }
+    return d;
+}
+
+static std::vector<Dist> make_dists(size_t n)
+{
+    std::vector<Dist> v;
+    v.push_back(make_dist("uniform", n, 1, [](uint64_t &) { return (size_t)1000; }));
+    v.push_back(make_dist("empty90", n, 2, [](uint64_t &s) {
+        return splitmix(s) % 10 ? (size_t)0 : (size_t)(1 + splitmix(s) % 2000);
+    }));
+    v.push_back(make_dist("ones", n, 3, [](uint64_t &s) {
+        return splitmix(s) % 10 ? (size_t)1 : (size_t)(2 + splitmix(s) % 99);
+    }));
+    v.push_back(make_dist("powerlaw", n, 4, [](uint64_t &s) {
+        const double l = std::floor(4.0 * std::pow(unit(s), -1.0 / 1.1));
+        return l > 1e15 ? (size_t)1e15 : (size_t)l;
+    }));
+    Dist one;
+    one.name = "one";
+    one.off = {0, (int64_t)n};
+    v.push_back(one);
+    return v;
+}
+
+static void describe(const Dist &d, size_t n, const char *off_name)
+{
+    const size_t S = d.off.size() - 1;
+    size_t empty = 0, ones = 0;
+    std::vector<int64_t> len(S);
+    for (size_t s = 0; s < S; s++) {
+        len[s] = d.off[s + 1] - d.off[s];
+        empty += len[s] == 0;
+        ones += len[s] == 1;
+    }
+    const size_t k = std::min<size_t>(S, 10);
+    std::partial_sort(len.begin(), len.begin() + k, len.end(), std::greater<int64_t>());
+    int64_t top10 = 0;
+    for (size_t s = 0; s < k; s++) top10 += len[s];
+    std::printf("# %s: %zu segments, %.1f%% empty, %.1f%% of one element, longest %lld, the 10 longest hold %.1f%% "
+                "of n; offsets %s\n",
+                d.name.c_str(), S, 100.0 * empty / S, 100.0 * ones / S, (long long)len[0], 100.0 * top10 / n,
+                off_name);
+}
+
+static void row(const char *dist, const char *type, const char *op, const char *impl, double ms, double bytes,
+                double copy_gbs, double cub_ms, double flat_ms)
+{
+    const double gbs = bytes / ms / 1e6;
+    std::printf("%-9s %-8s %-4s %-40s %9.4f %8.1f %6.2f", dist, type, op, impl, ms, gbs, gbs / copy_gbs);
+    if (cub_ms > 0) std::printf(" %6.2f", cub_ms / ms);
+    if (flat_ms > 0) std::printf(" %6.2f%s", ms / flat_ms, ms > 2 * flat_ms ? "  OVER 2" : "");
+    std::printf("\n");
+}
+
+enum Op { FSUM, ISUM, FMAX };
+
+struct Run {
+    size_t n;
+    float *d_f;  // n + pad floats (the segmented input is the first n; the rest pads the unsegmented reduce)
+    int *d_i;    // n + pad ints
+    void *d_dst; // the copy's destination
+    void *d_off;
+    void *d_cub, *d_ours, *d_res;
+    const float *h_f;
+    const int *h_i;
+    Cub cub;
+    int bad = 0;
+    double worst_flat = 0, worst_fdiff = 0;
+};
+
+template <class OffT> static void run_dist(Run &R, const Dist &D)
+{
+    const size_t n = R.n, S = D.off.size() - 1;
+    {
+        std::vector<OffT> h(S + 1);
+        for (size_t s = 0; s <= S; s++) h[s] = (OffT)D.off[s];
+        CK(cudaMemcpy(R.d_off, h.data(), (S + 1) * sizeof(OffT), cudaMemcpyHostToDevice));
+    }
+    const redscan_dtype off_dt = sizeof(OffT) == 4 ? REDSCAN_INT32 : REDSCAN_INT64;
+    const OffT *d_off = (const OffT *)R.d_off;
+    const double bytes = (double)n * 4 + (double)(S + 1) * sizeof(OffT);
+    const size_t flat_n = (size_t)(bytes / 4); // elements of 4 bytes in the unsegmented reduce
+    const char *dn = D.name.c_str();
+
+    const double copy_ms =
+        time_cuda([&] { CK(cudaMemcpyAsync(R.d_dst, R.d_f, (size_t)bytes, cudaMemcpyDeviceToDevice, g_st)); });
+    const double copy_gbs = 2.0 * bytes / copy_ms / 1e6;
+    row(dn, "-", "copy", "cudaMemcpyAsync D2D (input + offsets)", copy_ms, 2.0 * bytes, copy_gbs, 0, 0);
+
+    redscan_buffer *boff = nullptr, *bout = nullptr, *bres = nullptr;
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_off, (S + 1) * sizeof(OffT), &boff));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_ours, S * 4, &bout));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_res, 16, &bres));
+    std::vector<uint32_t> hc(S), ho(S);
+
+    for (int op = FSUM; op <= FMAX; op++) {
+        const bool isf = op != ISUM;
+        void *din = isf ? (void *)R.d_f : (void *)R.d_i;
+        const char *tn = isf ? "float32" : "int32";
+        const char *on = op == FMAX ? "max" : "sum";
+        redscan_buffer *bin = nullptr, *bflat = nullptr;
+        RK(redscan_buffer_wrap_cuda(g_ctx, din, n * 4, &bin));
+        RK(redscan_buffer_wrap_cuda(g_ctx, din, flat_n * 4, &bflat));
+
+        // ---- CUB
+        size_t tb = 0;
+        double cub_ms;
+        if (op == FSUM) {
+            CK(cub::DeviceSegmentedReduce::Sum(nullptr, tb, R.d_f, (float *)R.d_cub, (int)S, d_off, d_off + 1, g_st));
+            R.cub.need(tb);
+            cub_ms = time_cuda([&] {
+                CK(cub::DeviceSegmentedReduce::Sum(R.cub.temp, tb, R.d_f, (float *)R.d_cub, (int)S, d_off, d_off + 1,
+                                                   g_st));
+            });
+        } else if (op == ISUM) {
+            CK(cub::DeviceSegmentedReduce::Sum(nullptr, tb, R.d_i, (int *)R.d_cub, (int)S, d_off, d_off + 1, g_st));
+            R.cub.need(tb);
+            cub_ms = time_cuda([&] {
+                CK(cub::DeviceSegmentedReduce::Sum(R.cub.temp, tb, R.d_i, (int *)R.d_cub, (int)S, d_off, d_off + 1,
+                                                   g_st));
+            });
+        } else {
+            CK(cub::DeviceSegmentedReduce::Reduce(nullptr, tb, R.d_f, (float *)R.d_cub, (int)S, d_off, d_off + 1,
+                                                  FloatMax(), -INFINITY, g_st));
+            R.cub.need(tb);
+            cub_ms = time_cuda([&] {
+                CK(cub::DeviceSegmentedReduce::Reduce(R.cub.temp, tb, R.d_f, (float *)R.d_cub, (int)S, d_off,
+                                                      d_off + 1, FloatMax(), -INFINITY, g_st));
+            });
+        }
+        row(dn, tn, on, op == FMAX ? "cub::DeviceSegmentedReduce::Reduce(max)" : "cub::DeviceSegmentedReduce::Sum",
+            cub_ms, bytes, copy_gbs, 0, 0);
+
+        // ---- redscan, segmented and unsegmented, on the same stream
+        const redscan_reduce_desc rd = {op == FMAX ? REDSCAN_MAX : REDSCAN_SUM, isf ? REDSCAN_FLOAT32 : REDSCAN_INT32,
+                                        (redscan_dtype)0, REDSCAN_REDUCE_AUTO, 0};
+        CK(cudaMemsetAsync(R.d_ours, 0xa5, S * 4, g_st)); // nothing of an earlier operation can pass for a result
+        const double seg_ms =
+            time_cuda([&] { RK(redscan_segmented_reduce_async(g_ctx, &rd, bin, off_dt, boff, S, bout)); });
+        RK(redscan_synchronize(g_ctx));
+        const double flat_ms = time_cuda([&] { RK(redscan_reduce_async(g_ctx, &rd, bflat, flat_n, bres, 0)); });
+        RK(redscan_synchronize(g_ctx));
+        row(dn, tn, on, "redscan_segmented_reduce_async", seg_ms, bytes, copy_gbs, cub_ms, flat_ms);
+        row(dn, tn, on, "redscan_reduce_async (same bytes, flat)", flat_ms, bytes, copy_gbs, 0, 0);
+        R.worst_flat = std::max(R.worst_flat, seg_ms / flat_ms);
+
+        // ---- check
+        CK(cudaMemcpy(hc.data(), R.d_cub, S * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(ho.data(), R.d_ours, S * 4, cudaMemcpyDeviceToHost));
+        size_t wrong = 0, first = 0;
+        double fdiff = 0;
+        auto fail = [&](size_t s) {
+            if (!wrong++) first = s;
+        };
+        for (size_t s = 0; s < S; s++) {
+            const int64_t b = D.off[s], e = D.off[s + 1];
+            if (op == ISUM) {
+                uint32_t ref = 0;
+                for (int64_t i = b; i < e; i++) ref += (uint32_t)R.h_i[i];
+                if (ho[s] != hc[s] || ho[s] != ref) fail(s);
+            } else if (op == FMAX) {
+                float ref = -INFINITY;
+                for (int64_t i = b; i < e; i++) ref = std::max(ref, R.h_f[i]);
+                uint32_t rb;
+                std::memcpy(&rb, &ref, 4);
+                if (ho[s] != hc[s] || ho[s] != rb) fail(s);
+            } else {
+                double ref = 0, abs = 0;
+                for (int64_t i = b; i < e; i++) {
+                    ref += R.h_f[i];
+                    abs += std::fabs(R.h_f[i]);
+                }
+                float fo, fc;
+                std::memcpy(&fo, &ho[s], 4);
+                std::memcpy(&fc, &hc[s], 4);
+                const double d1 = std::fabs((double)fo - fc), d2 = std::fabs(fo - ref), d3 = std::fabs(fc - ref);
+                if (!(std::max(d1, std::max(d2, d3)) <= FLOAT_TOL * abs)) fail(s);
+                if (abs > 0) fdiff = std::max(fdiff, d1 / abs);
+            }
+        }
+        if (op == FSUM) R.worst_fdiff = std::max(R.worst_fdiff, fdiff);
+        if (wrong) {
+            std::printf("  %s %s %s: %zu of %zu segments differ, first %zu (redscan %08x, cub %08x)\n", dn, tn, on,
+                        wrong, S, first, ho[first], hc[first]);
+            R.bad++;
+        }
+        redscan_buffer_destroy(g_ctx, bin);
+        redscan_buffer_destroy(g_ctx, bflat);
+    }
+    redscan_buffer_destroy(g_ctx, boff);
+    redscan_buffer_destroy(g_ctx, bout);
+    redscan_buffer_destroy(g_ctx, bres);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: segmented_compare N [reps]\n");
+        return 2;
+    }
+    Run R;
+    const size_t n = R.n = std::strtoull(argv[1], nullptr, 0);
+    if (argc > 2) g_reps = std::atoi(argv[2]);
+    if (n < 1 || g_reps < 1) {
+        std::fprintf(stderr, "segmented_compare: N and reps must be >= 1\n");
+        return 2;
+    }
+    const bool off64 = n >= (size_t)INT32_MAX; // offsets up to n must fit
+    const size_t osz = off64 ? 8 : 4;
+    const std::vector<Dist> dists = make_dists(n);
+    size_t smax = 1;
+    for (const Dist &d : dists) smax = std::max(smax, d.off.size() - 1);
+    if (smax > (size_t)INT32_MAX) { // CUB's num_segments is an int in the older toolkits
+        std::fprintf(stderr, "segmented_compare: too many segments for CUB\n");
+        return 2;
+    }
+    const size_t pad = (smax + 1) * osz / 4 + 1; // elements: the unsegmented reduce reads n * 4 + offsets bytes
+
+    CK(cudaStreamCreateWithFlags(&g_st, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&g_e0));
+    CK(cudaEventCreate(&g_e1));
+    int dev;
+    CK(cudaGetDevice(&dev));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, dev));
+    if (redscan_create_on_cuda_stream(&g_ctx, dev, (void *)g_st) != REDSCAN_OK) {
+        std::fprintf(stderr, "redscan_create_on_cuda_stream: %s\n", redscan_last_error(nullptr));
+        return 2;
+    }
+
+    // data: floats (2k + 1) / 2^24 - 1 in (-1, 1) (never 0, so max has no +0 / -0 ties); ints in [-1000, 1000]
+    std::vector<float> hf(n);
+    std::vector<int> hi(n);
+    uint64_t seed = 12345;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = splitmix(seed);
+        hf[i] = (float)((int64_t)(2 * (r & 0xffffff)) + 1 - (1 << 24)) * (1.0f / 16777216.0f);
+        hi[i] = (int)((r >> 32) % 2001) - 1000;
+    }
+    R.h_f = hf.data();
+    R.h_i = hi.data();
+    CK(cudaMalloc(&R.d_f, (n + pad) * 4));
+    CK(cudaMalloc(&R.d_i, (n + pad) * 4));
+    CK(cudaMalloc(&R.d_dst, (n + pad) * 4));
+    CK(cudaMalloc(&R.d_off, (smax + 1) * osz));
+    CK(cudaMalloc(&R.d_cub, smax * 4));
+    CK(cudaMalloc(&R.d_ours, smax * 4));
+    CK(cudaMalloc(&R.d_res, 16));
+    CK(cudaMemcpy(R.d_f, hf.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(R.d_i, hi.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemset(R.d_f + n, 0, pad * 4));
+    CK(cudaMemset(R.d_i + n, 0, pad * 4));
+
+    std::printf("%s, CUB %d.%d.%d; n = %zu, %d reps, median; GB/s = (input + offsets bytes) / time\n", prop.name,
+                CUB_VERSION / 100000, CUB_VERSION / 100 % 1000, CUB_VERSION % 100, n, g_reps);
+    for (const Dist &d : dists) {
+        describe(d, n, off64 ? "int64" : "int32");
+        std::printf("%-9s %-8s %-4s %-40s %9s %8s %6s %6s %6s\n", "dist", "type", "op", "impl", "ms", "GB/s", "x_copy",
+                    "x_cub", "x_flat");
+        if (off64)
+            run_dist<int64_t>(R, d);
+        else
+            run_dist<int32_t>(R, d);
+    }
+    redscan_destroy(g_ctx);
+    std::printf("worst segmented / unsegmented (same bytes) time: %.2f (issue 18: <= 2)\n", R.worst_flat);
+    if (R.bad)
+        std::printf("RESULTS DIFFER\n");
+    else
+        std::printf("results agree (int32 sums exactly as CUB's and the host's; float32 max bit for bit; float32 sums "
+                    "within %g * sum|x| of CUB's and the host's, largest |redscan - CUB| / sum|x| %.2e)\n",
+                    FLOAT_TOL, R.worst_fdiff);
+    return R.bad ? 1 : 0;
+}

@@ -1,0 +1,252 @@
+/* Segmented reduction and argmin / argmax (docs/ALGORITHMS.md, "Segments"). Twin: kernels_cu/segmented.cu.
+ *
+ * Segment s is in[offsets[s] .. offsets[s+1]). Its result is the coarsened reduction of that slice alone, bit for
+ * bit: chunks of RS_SEG_TILE = 4096 elements counted from the segment's own start, each reduced by the coarsened
+ * tile expression (reduce_coarsened.cl), then the chunk values by the same expression, level after level, until
+ * one is left - the passes of rs_ocl_reduce applied to the slice.
+ *
+ * Work decomposition, the same at every level l (level 0 reads the input, level l + 1 the partials of level l):
+ *   P_0(s) = offsets[s], P_{l+1}(s) = s + P_l(s) / 4096    where segment s's level-l values start
+ *   len_0(s) = offsets[s+1] - offsets[s], len_{l+1}(s) = ceil(len_l(s) / 4096)
+ *   slots K_l(s) = P_{l+1}(s) .. K_l(s+1) - 1 belong to segment s at level l: slot K_l(s) + c is chunk c
+ * K_l is strictly increasing in s and gives every segment at least ceil(len_l / 4096) slots (and at most one more),
+ * so a slot maps to its segment by a binary search over offsets, with no scan and no host round trip, and a
+ * chunk's partial is stored at its slot: where level l + 1 expects segment s's values. Every slot is one warp's
+ * work (32 work-items, one chunk), so a launch is balanced whatever the lengths: a huge segment's chunks spread
+ * over all groups, an empty or short segment costs one warp.
+ *
+ * One warp (RS_SEG_LANES = 32 work-items of the group) computes the coarsened tile expression of one chunk: lane j
+ * stands for the tile's work-items j + 32r (r = 0..7): it folds their 16 elements each (k outer, v inner, from the
+ * identity, identity past the chunk's end), then levels s = 128, 64, 32 of the sequential-addressing tree combine
+ * the lane's own rows (r with r + 4, r + 2, r + 1), and s = 16 .. 1 go through local memory: the same operands in
+ * the same order as rs_tree_seq.
+ *
+ * Offsets are read as any of INT32 / UINT32 / INT64 / UINT64 (kind = the redscan_dtype, a kernel argument: one
+ * program for all four). seg_check validates them on the device; the reductions do nothing when it found a fault,
+ * so the output stays untouched.
+ *   seg_check(offsets, kind, S, n, flags, sticky)               flags[0]: this call's faults; sticky[0]: faults
+ *                                                                since the last report, sticky[1]: their smallest
+ *                                                                faulty index (saturated). Two buffers on OpenCL:
+ *                                                                each host write covers a whole buffer (Oclgrind)
+ *   seg_reduce_in / _t(src, offsets, kind, S, level, part, out, flags, slots)
+ *   seg_argext_in(src, offsets, kind, S, part_v, part_i, out_v, has_v, out_i, flags, slots)   (RS_SEG_ARGEXT)
+ *   seg_argext_pairs(src_v, src_i, offsets, kind, S, level, part_v, part_i, out_v, has_v, out_i, flags, slots) */
+#define RS_SEG_TILE 4096 /* RS_COARSE_TILE of reduce_coarsened.cl */
+#define RS_SEG_K 4
+#define RS_SEG_V 4
+#define RS_SEG_LANES 32
+#define RS_SEG_ROWS (RS_GROUP / RS_SEG_LANES) /* 8: rows of a lane, and warps of a group */
+#define RS_SEG_PAD ((ulong)-1)
+
+/* The faults seg_check records (bits of flags[0] / flags[1]); backend_*: RS_SEG_FAULT_*. */
+#define RS_SEG_DECREASING 1u
+#define RS_SEG_NEGATIVE 2u
+#define RS_SEG_PAST_END 4u
+
+inline ulong rs_seg_off(global const void *p, uint kind, ulong s)
+{
+    if (kind == RS_INT32) return (ulong)(long)((global const int *)p)[s];
+    if (kind == RS_UINT32) return (ulong)((global const uint *)p)[s];
+    if (kind == RS_INT64) return (ulong)((global const long *)p)[s];
+    return ((global const ulong *)p)[s];
+}
+
+/* P_level(s) from P_0 = o */
+inline ulong rs_seg_start(ulong s, ulong o, uint level)
+{
+    for (uint i = 0; i < level; i++) o = s + o / RS_SEG_TILE;
+    return o;
+}
+
+inline ulong rs_seg_len(ulong len, uint level)
+{
+    for (uint i = 0; i < level; i++) len = (len + RS_SEG_TILE - 1) / RS_SEG_TILE;
+    return len;
+}
+
+kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, global uint *flags, global uint *sticky)
+{
+    const ulong s = get_global_id(0);
+    if (s > S) return;
+    const ulong o = rs_seg_off(offsets, kind, s);
+    uint bad = 0;
+    if ((kind == RS_INT32 || kind == RS_INT64) && (long)o < 0) bad |= RS_SEG_NEGATIVE;
+    if (s < S && o > rs_seg_off(offsets, kind, s + 1)) bad |= RS_SEG_DECREASING;
+    if (s == S && o > n) bad |= RS_SEG_PAST_END;
+    if (bad) {
+        atomic_or(&flags[0], bad);
+        atomic_or(&sticky[0], bad);
+        atomic_min(&sticky[1], s < 0xffffffffu ? (uint)s : 0xffffffffu);
+    }
+}
+
+/* What slot j of level `level` does: its segment *seg, chunk start *base (into the level's values) and element count
+ * *cnt; returns 0 (nothing), 1 (a partial into slot j), 2 (the segment's result), 3 (an empty segment's result). */
+inline int rs_seg_slot(global const void *offsets, uint kind, ulong S, uint level, ulong j, ulong *seg, ulong *base,
+                       ulong *cnt)
+{
+    ulong lo = 0, hi = S; /* lo = the number of segments whose first slot is <= j */
+    while (lo < hi) {
+        const ulong mid = lo + (hi - lo) / 2;
+        if (rs_seg_start(mid, rs_seg_off(offsets, kind, mid), level + 1) <= j) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return 0;
+    const ulong s = lo - 1, o = rs_seg_off(offsets, kind, s);
+    const ulong c = j - rs_seg_start(s, o, level + 1);
+    const ulong len = rs_seg_len(rs_seg_off(offsets, kind, s + 1) - o, level);
+    *seg = s;
+    if (level == 0 && len == 0) return c == 0 ? 3 : 0;
+    if ((level > 0 && len < 2) || c >= (len + RS_SEG_TILE - 1) / RS_SEG_TILE) return 0;
+    *base = rs_seg_start(s, o, level) + c * RS_SEG_TILE;
+    *cnt = len - c * RS_SEG_TILE < RS_SEG_TILE ? len - c * RS_SEG_TILE : RS_SEG_TILE;
+    return len <= RS_SEG_TILE ? 2 : 1;
+}
+
+/* The batch loop shared by every kernel: group g takes batches g, g + G, ... of 8 slots (one per warp); lane 0 of
+ * each warp maps its slot (rs_seg_slot) into local memory. The loop bound is uniform, so every barrier in BODY is
+ * reached by the whole group. BODY sees: t, lane, w, what, seg, base, cnt, j. */
+#define RS_SEG_LOOP(LEVEL, BODY)                                                                          \
+    local int l_what[RS_SEG_ROWS];                                                                        \
+    local ulong l_seg[RS_SEG_ROWS], l_base[RS_SEG_ROWS], l_cnt[RS_SEG_ROWS];                              \
+    const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;                       \
+    if (flags[0]) return; /* the offsets are faulty (seg_check): write nothing; uniform */               \
+    const ulong batches = (slots + RS_SEG_ROWS - 1) / RS_SEG_ROWS;                                        \
+    for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {                                \
+        const ulong j = b * RS_SEG_ROWS + w;                                                              \
+        if (lane == 0) {                                                                                  \
+            ulong sg = 0, bs = 0, ct = 0;                                                                 \
+            l_what[w] = j < slots ? rs_seg_slot(offsets, kind, S, (LEVEL), j, &sg, &bs, &ct) : 0;         \
+            l_seg[w] = sg;                                                                                \
+            l_base[w] = bs;                                                                               \
+            l_cnt[w] = ct;                                                                                \
+        }                                                                                                 \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                     \
+        const int what = l_what[w];                                                                       \
+        const ulong seg = l_seg[w], base = l_base[w], cnt = l_cnt[w];                                     \
+        BODY                                                                                              \
+        barrier(CLK_LOCAL_MEM_FENCE); /* the next batch rewrites local memory */                          \
+    }
+
+#ifndef RS_SEG_ARGEXT
+/* ---------------------------------------------------------------- reduce */
+
+/* A segment of nothing: the documented result of a reduction of n = 0 (+0 for float sums, not -0.0). */
+#if T_IS_FLOAT && RS_OP == RS_SUM
+#define RS_SEG_EMPTY ((T)0)
+#else
+#define RS_SEG_EMPTY IDENTITY
+#endif
+
+#define RS_SEG_REDUCE_BODY(CVT)                                                                                 \
+    T acc[RS_SEG_ROWS];                                                                                       \
+    for (uint r = 0; r < RS_SEG_ROWS; r++) acc[r] = IDENTITY;                                                 \
+    if (what == 1 || what == 2) {                                                                             \
+        for (uint r = 0; r < RS_SEG_ROWS; r++) {                                                              \
+            const uint tt = lane + RS_SEG_LANES * r; /* the work-item of the tile this row stands for */     \
+            for (uint k = 0; k < RS_SEG_K; k++)                                                               \
+                for (uint v = 0; v < RS_SEG_V; v++) {                                                         \
+                    const ulong i = k * RS_GROUP * RS_SEG_V + tt * RS_SEG_V + v;                              \
+                    acc[r] = rs_combine(acc[r], i < cnt ? CVT(src[base + i]) : IDENTITY);                \
+                }                                                                                             \
+        }                                                                                                     \
+        for (uint r = 0; r < 4; r++) acc[r] = rs_combine(acc[r], acc[r + 4]); /* s = 128 */                  \
+        for (uint r = 0; r < 2; r++) acc[r] = rs_combine(acc[r], acc[r + 2]); /* s = 64 */                   \
+        acc[0] = rs_combine(acc[0], acc[1]);                                  /* s = 32 */                   \
+    }                                                                                                         \
+    l[t] = acc[0];                                                                                            \
+    for (uint s = RS_SEG_LANES / 2; s > 0; s >>= 1) {                                                         \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
+        if (lane < s) l[t] = rs_combine(l[t], l[t + s]);                                                      \
+    }                                                                                                         \
+    if (lane == 0) {                                                                                          \
+        const T v = l[t];                                                                                     \
+        if (what == 1) part[j] = RS_OUT(v);                                                                   \
+        else if (what == 2) out[seg] = RS_STORE(RS_OUT(v));                                                   \
+        else if (what == 3) out[seg] = RS_STORE(RS_SEG_EMPTY);                                                \
+    }
+
+/* CVT: RS_CVT_IN or RS_CVT_T (the name is passed, not X pasted: X is expanded on its way into the loop) */
+#define RS_SEG_REDUCE_KERNEL(NAME, X, CVT)                                                                     \
+    kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void NAME(                                    \
+        global const X *src, global const void *offsets, uint kind, ulong S, uint level, global T *part,       \
+        global OUT_T *out, global const uint *flags, ulong slots)                                              \
+    {                                                                                                          \
+        local T l[RS_GROUP];                                                                                   \
+        RS_SEG_LOOP(level, RS_SEG_REDUCE_BODY(CVT))                                                              \
+    }
+
+RS_SEG_REDUCE_KERNEL(seg_reduce_in, IN_T, RS_CVT_IN)
+#if RS_T_KERNELS
+RS_SEG_REDUCE_KERNEL(seg_reduce_t, T, RS_CVT_T)
+#endif
+
+#else
+/* ---------------------------------------------------------------- argmin / argmax
+ * Built with RS_OUT_DTYPE = RS_DTYPE and RS_OP = MIN (argmin) or MAX (argmax), as argext.cl. The order of
+ * rs_before is total, so the chunk layout above changes nothing about the result: it is the segment's best
+ * element, the one redscan_argmin / _argmax of the slice returns. Padding: index RS_SEG_PAD, ranking last. */
+
+#define RS_SEG_TAKE(cv, ci)                                           \
+    do {                                                              \
+        const IN_T cv_ = (cv);                                        \
+        const ulong ci_ = (ci);                                       \
+        if (rs_before(cv_, ci_, bv, bi, RS_SEG_PAD)) {                \
+            bv = cv_;                                                 \
+            bi = ci_;                                                 \
+        }                                                             \
+    } while (0)
+
+/* LEVEL0: the values are the input (index = position in it), else pairs (src_v, src_i). */
+#define RS_SEG_ARGEXT_BODY(LEVEL0)                                                                            \
+    IN_T bv = RS_WORST_IN;                                                                                    \
+    ulong bi = RS_SEG_PAD;                                                                                    \
+    if (what == 1 || what == 2) {                                                                             \
+        for (uint r = 0; r < RS_SEG_ROWS; r++) {                                                              \
+            const uint tt = lane + RS_SEG_LANES * r;                                                          \
+            for (uint k = 0; k < RS_SEG_K; k++)                                                               \
+                for (uint v = 0; v < RS_SEG_V; v++) {                                                         \
+                    const ulong i = k * RS_GROUP * RS_SEG_V + tt * RS_SEG_V + v;                              \
+                    if (i < cnt) RS_SEG_TAKE(src_v[base + i], (LEVEL0) ? base + i : src_i[base + i]);         \
+                }                                                                                             \
+        }                                                                                                     \
+    }                                                                                                         \
+    lv[t] = bv;                                                                                               \
+    li[t] = bi;                                                                                               \
+    for (uint s = RS_SEG_LANES / 2; s > 0; s >>= 1) {                                                         \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
+        if (lane < s && rs_before(lv[t + s], li[t + s], lv[t], li[t], RS_SEG_PAD)) {                           \
+            lv[t] = lv[t + s];                                                                                \
+            li[t] = li[t + s];                                                                                \
+        }                                                                                                     \
+    }                                                                                                         \
+    if (lane == 0) {                                                                                          \
+        if (what == 1) {                                                                                      \
+            part_v[j] = lv[t];                                                                                \
+            part_i[j] = li[t];                                                                                \
+        } else if (what == 2 || what == 3) {                                                                  \
+            if (has_v) out_v[seg] = what == 2 ? lv[t] : RS_WORST_IN;                                          \
+            out_i[seg] = what == 2 ? li[t] : RS_SEG_PAD;                                                      \
+        }                                                                                                     \
+    }
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_argext_in(
+    global const IN_T *src_v, global const void *offsets, uint kind, ulong S, global IN_T *part_v,
+    global ulong *part_i, global IN_T *out_v, int has_v, global ulong *out_i, global const uint *flags, ulong slots)
+{
+    local IN_T lv[RS_GROUP];
+    local ulong li[RS_GROUP];
+    global const ulong *src_i = 0; /* level 0: the index is the position */
+    RS_SEG_LOOP(0, RS_SEG_ARGEXT_BODY(1))
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_argext_pairs(
+    global const IN_T *src_v, global const ulong *src_i, global const void *offsets, uint kind, ulong S, uint level,
+    global IN_T *part_v, global ulong *part_i, global IN_T *out_v, int has_v, global ulong *out_i,
+    global const uint *flags, ulong slots)
+{
+    local IN_T lv[RS_GROUP];
+    local ulong li[RS_GROUP];
+    RS_SEG_LOOP(level, RS_SEG_ARGEXT_BODY(0))
+}
+#endif

@@ -1,0 +1,601 @@
+/* test_segmented: redscan_segmented_reduce / _argmin / _argmax and their _async forms (docs/SEMANTICS.md and
+ * docs/ALGORITHMS.md, "Segments").
+ *
+ * The rule under test: segment s = in[offsets[s] .. offsets[s+1]) gives the bits of redscan_reduce_ex with the
+ * coarsened algorithm on that slice alone (an empty segment: the reduction of nothing), and argmin / argmax the index
+ * of redscan_argmin / _argmax of the slice plus offsets[s]. So every segment is checked against the host emulation
+ * of the coarsened order (ref_reduce_emulate, reference.c) bit for bit, and a few against the device's own
+ * redscan_reduce_ex / redscan_argmin of the slice.
+ *
+ *   ops x dtypes     every op x every dtype (1..12) on a mixed layout (empty, 1, 2, chunk edges 4095/4096/4097, a
+ *                    multi-chunk segment, random lengths); the widenings at level >= 1 on a rotating subset, all at 2
+ *   layouts          one huge segment, many empty, many one-element, power-law lengths, uniform lengths; at level 2 a
+ *                    segment of 2^24 + 5 int8 values (three levels of partials)
+ *   offsets dtypes   INT32, UINT32, INT64, UINT64, offsets not starting at 0, elements before and after the segments
+ *                    holding poison (a value that would change the result if read)
+ *   position         one segment's content placed at several offsets among different neighbours: the same bits
+ *   device identity  a few segments per case against redscan_reduce_ex (COARSENED) / redscan_argmin of the slice
+ *   argmin / argmax  every dtype, ties, NaNs, infinities, signed zeros; values NULL or not; empty segments
+ *                    (UINT64_MAX and the worst value)
+ *   errors           every host check (status, message, nothing written) and the device checks: offsets that
+ *                    decrease, are negative, run past `in`, in the blocking form and in the _async form (reported by
+ *                    redscan_synchronize, once); the context works afterwards
+ * Level 0 runs fewer dtype / op combinations (PoCL compiles one program per combination). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static int g_have_fp64 = 1;
+
+static const redscan_dtype ALL_DTYPES[] = {REDSCAN_INT32,  REDSCAN_UINT32,  REDSCAN_INT64, REDSCAN_UINT64,
+                                           REDSCAN_FLOAT32, REDSCAN_FLOAT64, REDSCAN_INT8,  REDSCAN_UINT8,
+                                           REDSCAN_INT16,  REDSCAN_UINT16,  REDSCAN_FLOAT16, REDSCAN_BFLOAT16};
+#define N_DTYPES (sizeof ALL_DTYPES / sizeof ALL_DTYPES[0])
+static const redscan_dtype OFF_DTYPES[] = {REDSCAN_INT32, REDSCAN_UINT32, REDSCAN_INT64, REDSCAN_UINT64};
+
+static int usable(redscan_dtype dt) { return dt != REDSCAN_FLOAT64 || g_have_fp64; }
+
+/* h_nan for every float type (it knows float32 / float64 only); the payload is kept small enough for float16. */
+static ref_val nan_of(redscan_dtype dt, uint32_t payload, int negative)
+{
+    if (!ref_is_narrow_float(dt)) return h_nan(dt, payload, negative);
+    ref_val v = ref_zero();
+    v.u16 = (uint16_t)((dt == REDSCAN_FLOAT16 ? 0x7e00u | (payload & 0x1ffu) : 0x7fc0u | (payload & 0x3fu)) |
+                       (negative ? 0x8000u : 0));
+    return v;
+}
+
+/* ---------------------------------------------------------------- layouts */
+
+typedef enum { LAY_MIXED = 0, LAY_HUGE, LAY_EMPTY, LAY_ONES, LAY_POWER, LAY_UNIFORM, LAY_COUNT } layout;
+static const char *lay_name(layout l)
+{
+    static const char *names[] = {"mixed", "huge", "many-empty", "many-ones", "power-law", "uniform"};
+    return names[l];
+}
+
+/* Segment lengths of a layout into len (returns the count); `scale` shrinks the big ones at level 0. */
+static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t big)
+{
+    size_t S = 0;
+    switch (lay) {
+    case LAY_MIXED: {
+        static const size_t fixed[] = {0, 1, 2, 0, 3, 4095, 4096, 4097, 0, 31, 32, 33, 1023, 1024, 1025, 8191, 8193, 0};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) len[S++] = fixed[i];
+        len[S++] = big; /* several chunks: a second level */
+        while (S < 40) len[S++] = (size_t)h_rng_below(r, 9000);
+        len[S++] = 0;
+        break;
+    }
+    case LAY_HUGE: len[S++] = big; break;
+    case LAY_EMPTY:
+        while (S < cap) len[S++] = h_rng_below(r, 1000) == 0 ? (size_t)h_rng_below(r, 5000) : 0;
+        break;
+    case LAY_ONES:
+        while (S < cap) len[S++] = 1;
+        break;
+    case LAY_POWER: /* lengths ~ 1 / x^2: mostly short, a few long */
+        while (S < cap / 16) {
+            const double u = h_rng_unit(r);
+            double x = 1.0 / ((1.0 - u) * (1.0 - u));
+            len[S++] = x > (double)big ? big : (size_t)x - 1;
+        }
+        break;
+    case LAY_UNIFORM:
+        while (S < cap / 64) len[S++] = (size_t)h_rng_below(r, 2 * 4096 + 2);
+        break;
+    default: break;
+    }
+    return S;
+}
+
+/* offsets[s] (uint64) as offsets_dtype into dst */
+static void store_offsets(redscan_dtype odt, void *dst, const uint64_t *off, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        ref_val v = ref_zero();
+        v.u64 = off[i];
+        if (odt == REDSCAN_INT32 || odt == REDSCAN_UINT32) v.u32 = (uint32_t)off[i];
+        ref_store(odt, dst, i, v);
+    }
+}
+
+/* A device copy of `count` offsets in odt. */
+static redscan_buffer *offsets_buffer(redscan_dtype odt, const uint64_t *off, size_t count)
+{
+    const size_t os = ref_size(odt);
+    unsigned char *h = (unsigned char *)h_malloc(count * os);
+    store_offsets(odt, h, off, count);
+    redscan_buffer *b = h_buffer_with(h, count * os, count * os, (redscan_dtype)0, ref_zero());
+    free(h);
+    return b;
+}
+
+/* ---------------------------------------------------------------- reduce */
+
+/* The expected result of one segment: the coarsened order of its slice, or the reduction of nothing. */
+static ref_val want_segment(redscan_op op, redscan_dtype dt, redscan_dtype odt, const unsigned char *x, size_t len)
+{
+    if (len == 0) return ref_empty_result(op, odt);
+    return ref_reduce_emulate(REDSCAN_REDUCE_COARSENED, op, dt, odt, x, len);
+}
+
+/* One segmented reduction over layout `lay`; checks every segment; device_checks: segments also compared with
+ * redscan_reduce_ex of the slice on the device. */
+static void reduce_case(redscan_op op, redscan_dtype dt, redscan_dtype odt, layout lay, redscan_dtype offdt,
+                        size_t cap, size_t big, int device_checks, int async)
+{
+    const uint64_t seed = h_seed(41, (uint64_t)op, (uint64_t)dt, (uint64_t)odt, (uint64_t)lay, (uint64_t)offdt);
+    if (!h_case("segmented_reduce %s %s->%s %s offsets=%s%s seed=0x%" PRIx64, ref_op_str(op), ref_dtype_str(dt),
+                ref_dtype_str(odt), lay_name(lay), ref_dtype_str(offdt), async ? " async" : "", seed))
+        return;
+    h_rng r;
+    h_rng_init(&r, seed);
+    size_t *len = (size_t *)h_malloc((cap + 64) * sizeof *len);
+    const size_t S = make_lengths(lay, &r, len, cap, big);
+    uint64_t *off = (uint64_t *)h_malloc((S + 1) * sizeof *off);
+    const size_t lead = (size_t)h_rng_below(&r, 7); /* elements before the first segment: poison */
+    off[0] = lead;
+    for (size_t s = 0; s < S; s++) off[s + 1] = off[s] + len[s];
+    const size_t n = (size_t)off[S], tail = 1 + (size_t)h_rng_below(&r, 9), es = ref_size(dt);
+    unsigned char *x = (unsigned char *)h_malloc((n + tail) * es);
+    h_fill(dt, x, lead, h_poison(op, dt));
+    const h_gen gen = (h_gen)(h_rng_below(&r, (uint64_t)h_gen_count(dt)));
+    h_generate(&r, dt, op, gen, x + lead * es, n - lead);
+    h_fill(dt, x + n * es, tail, h_poison(op, dt));
+
+    const size_t os = ref_size(odt);
+    redscan_buffer *in = h_buffer_with(x, (n + tail) * es, (n + tail) * es, dt, ref_zero());
+    redscan_buffer *ob = offsets_buffer(offdt, off, S + 1);
+    redscan_buffer *out = h_buffer_with(NULL, 0, (S + 1) * os, (redscan_dtype)0, ref_zero()); /* 0xA5 */
+    unsigned char *got = (unsigned char *)h_malloc((S + 1) * os);
+    if (in && ob && out) {
+        redscan_reduce_desc d = {op, dt, odt == dt ? (redscan_dtype)0 : odt, REDSCAN_REDUCE_AUTO, 0};
+        redscan_status st;
+        if (async) {
+            st = redscan_segmented_reduce_async(h_ctx, &d, in, offdt, ob, S, out);
+            if (st == REDSCAN_OK) st = redscan_synchronize(h_ctx);
+        } else {
+            st = redscan_segmented_reduce(h_ctx, &d, in, offdt, ob, S, out);
+        }
+        if (CHECK_OK(st, "redscan_segmented_reduce") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, (S + 1) * os), "redscan_buffer_read")) {
+            size_t bad = 0;
+            for (size_t s = 0; s < S && bad < 5; s++) {
+                const ref_val w = want_segment(op, dt, odt, x + off[s] * es, len[s]);
+                const ref_val g = ref_load(odt, got, s);
+                if (!ref_result_equal(op, odt, g, w)) {
+                    char gs[96], ws[96];
+                    CHECK(0, "segment %zu (offset %" PRIu64 ", length %zu): got %s, want %s", s, off[s], len[s],
+                          h_fmt(odt, g, gs), h_fmt(odt, w, ws));
+                    bad++;
+                } else {
+                    CHECK(1, "segment");
+                }
+            }
+            /* nothing past num_segments results (the buffer holds one more, filled by h_buffer with 0xA5) */
+            int untouched = 1;
+            for (size_t b = 0; b < os; b++) untouched &= got[S * os + b] == 0xA5;
+            CHECK(untouched, "out[num_segments] was written");
+        }
+        /* the device's own reduce of a few slices: the same bits */
+        for (int k = 0; k < device_checks && S > 0; k++) {
+            const size_t s = k == 0 ? S - 1 : (size_t)h_rng_below(&r, S);
+            if (len[s] == 0) continue;
+            redscan_buffer *slice = h_buffer_with(x + off[s] * es, len[s] * es, len[s] * es, dt, ref_zero());
+            if (!slice) break;
+            redscan_reduce_desc c = {op, dt, odt == dt ? (redscan_dtype)0 : odt, REDSCAN_REDUCE_COARSENED, 0};
+            ref_val dv = ref_zero();
+            if (CHECK_OK(redscan_reduce_ex(h_ctx, &c, slice, len[s], &dv), "redscan_reduce_ex (slice)")) {
+                const ref_val g = ref_load(odt, got, s);
+                char gs[96], ws[96];
+                CHECK(ref_result_equal(op, odt, g, dv), "segment %zu (length %zu): got %s, redscan_reduce_ex %s", s,
+                      len[s], h_fmt(odt, g, gs), h_fmt(odt, dv, ws));
+            }
+            redscan_buffer_destroy(h_ctx, slice);
+        }
+    }
+    redscan_buffer_destroy(h_ctx, in);
+    redscan_buffer_destroy(h_ctx, ob);
+    redscan_buffer_destroy(h_ctx, out);
+    free(got);
+    free(x);
+    free(off);
+    free(len);
+}
+
+/* One segment's content at several places, among other segments: the same bits each time (and the reference's). */
+static void position_case(redscan_op op, redscan_dtype dt)
+{
+    const uint64_t seed = h_seed(43, (uint64_t)op, (uint64_t)dt, 0, 0, 0);
+    if (!h_case("segmented_reduce position %s %s seed=0x%" PRIx64, ref_op_str(op), ref_dtype_str(dt), seed)) return;
+    h_rng r;
+    h_rng_init(&r, seed);
+    const size_t es = ref_size(dt), L = 3 * 4096 + 1234, n = 4 * L + 10000;
+    unsigned char *seg = (unsigned char *)h_malloc(L * es), *x = (unsigned char *)h_malloc(n * es);
+    h_generate(&r, dt, op, GEN_EDGE, seg, L);
+    static const size_t starts[] = {0, 1, 3, 4095, 4097, 5003};
+    ref_val first = ref_zero();
+    for (size_t p = 0; p < sizeof starts / sizeof starts[0]; p++) {
+        h_generate(&r, dt, op, GEN_PLAIN, x, n);
+        const size_t at = starts[p] + p * 7;
+        memcpy(x + at * es, seg, L * es);
+        uint64_t off[4] = {0, at, at + L, n};
+        const size_t S = 3;
+        redscan_buffer *in = h_buffer_with(x, n * es, n * es, dt, ref_zero());
+        redscan_buffer *ob = offsets_buffer(REDSCAN_UINT64, off, S + 1);
+        redscan_buffer *out = h_buffer(S * es);
+        redscan_reduce_desc d = {op, dt, 0, REDSCAN_REDUCE_COARSENED, 0};
+        unsigned char got[3 * 8];
+        if (in && ob && out && CHECK_OK(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_UINT64, ob, S, out), "reduce") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, S * es), "read")) {
+            const ref_val g = ref_load(dt, got, 1);
+            if (p == 0) {
+                first = g;
+                const ref_val w = ref_reduce_emulate(REDSCAN_REDUCE_COARSENED, op, dt, dt, seg, L);
+                char gs[96], ws[96];
+                CHECK(ref_result_equal(op, dt, g, w), "segment at %zu: got %s, want %s", at, h_fmt(dt, g, gs),
+                      h_fmt(dt, w, ws));
+            } else {
+                char gs[96], ws[96];
+                CHECK(ref_bits_equal(dt, g, first), "segment at %zu: got %s, at %zu it was %s", at, h_fmt(dt, g, gs),
+                      starts[0], h_fmt(dt, first, ws));
+            }
+        }
+        redscan_buffer_destroy(h_ctx, in);
+        redscan_buffer_destroy(h_ctx, ob);
+        redscan_buffer_destroy(h_ctx, out);
+    }
+    free(seg);
+    free(x);
+}
+
+/* ---------------------------------------------------------------- argmin / argmax */
+
+/* h_gen_ties, and for float16 / bfloat16 (which it does not know) a small set of patterns of their own: many ties,
+ * signed zeros, infinities and NaNs with payloads. */
+static void gen_ties(h_rng *r, redscan_dtype dt, void *dst, size_t n)
+{
+    if (!ref_is_narrow_float(dt)) {
+        h_gen_ties(r, dt, dst, n);
+        return;
+    }
+    const int h = dt == REDSCAN_FLOAT16;
+    const uint16_t set[] = {h ? 0x3c00 : 0x3f80, h ? 0xbc00 : 0xbf80, 0x0000, 0x8000, h ? 0x4000 : 0x4000,
+                            h ? 0xc200 : 0xc040, h ? 0x0001 : 0x0001, h ? 0x7bff : 0x7f7f};
+    const int specials = (int)h_rng_below(r, 2);
+    for (size_t i = 0; i < n; i++) {
+        ref_val v = ref_zero();
+        v.u16 = set[h_rng_below(r, sizeof set / sizeof set[0])];
+        if (specials && h_rng_below(r, 64) == 0) {
+            const uint64_t k = h_rng_below(r, 3);
+            v = k == 2 ? nan_of(dt, (uint32_t)h_rng_below(r, 30) + 1, (int)(h_rng_u64(r) & 1)) : ref_zero();
+            if (k < 2) v.u16 = (uint16_t)((h ? 0x7c00 : 0x7f80) | (k ? 0x8000 : 0));
+        }
+        ref_store(dt, dst, i, v);
+    }
+}
+
+static void argext_case(redscan_dtype dt, int want_max, layout lay, int with_values, int device_checks, int async)
+{
+    const uint64_t seed = h_seed(47, (uint64_t)dt, (uint64_t)want_max, (uint64_t)lay, (uint64_t)with_values, 0);
+    if (!h_case("segmented_%s %s %s values=%d%s seed=0x%" PRIx64, want_max ? "argmax" : "argmin", ref_dtype_str(dt),
+                lay_name(lay), with_values, async ? " async" : "", seed))
+        return;
+    h_rng r;
+    h_rng_init(&r, seed);
+    const size_t cap = 3000;
+    size_t *len = (size_t *)h_malloc((cap + 64) * sizeof *len);
+    const size_t S = make_lengths(lay, &r, len, cap, 3 * 4096 + 77);
+    uint64_t *off = (uint64_t *)h_malloc((S + 1) * sizeof *off);
+    off[0] = (size_t)h_rng_below(&r, 5);
+    for (size_t s = 0; s < S; s++) off[s + 1] = off[s] + len[s];
+    const size_t n = (size_t)off[S], es = ref_size(dt), tail = 3;
+    unsigned char *x = (unsigned char *)h_malloc((n + tail) * es);
+    gen_ties(&r, dt, x, n + tail);
+    /* poison before and after: a NaN (floats) or the best value would win if read */
+    const ref_val poison = ref_is_float(dt) ? nan_of(dt, 77, 0) : want_max ? ref_type_max(dt) : ref_type_min(dt);
+    h_fill(dt, x, (size_t)off[0], poison);
+    h_fill(dt, x + n * es, tail, poison);
+
+    redscan_buffer *in = h_buffer_with(x, (n + tail) * es, (n + tail) * es, dt, ref_zero());
+    redscan_buffer *ob = offsets_buffer(REDSCAN_INT64, off, S + 1);
+    redscan_buffer *bi = h_buffer(S * 8), *bv = with_values ? h_buffer(S * es) : NULL;
+    uint64_t *gi = (uint64_t *)h_malloc(S * 8);
+    unsigned char *gv = (unsigned char *)h_malloc(S * es);
+    if (in && ob && bi && (bv || !with_values)) {
+        redscan_status st;
+        if (async) {
+            st = want_max ? redscan_segmented_argmax_async(h_ctx, dt, in, REDSCAN_INT64, ob, S, bi, bv)
+                          : redscan_segmented_argmin_async(h_ctx, dt, in, REDSCAN_INT64, ob, S, bi, bv);
+            if (st == REDSCAN_OK) st = redscan_synchronize(h_ctx);
+        } else {
+            st = want_max ? redscan_segmented_argmax(h_ctx, dt, in, REDSCAN_INT64, ob, S, bi, bv)
+                          : redscan_segmented_argmin(h_ctx, dt, in, REDSCAN_INT64, ob, S, bi, bv);
+        }
+        if (CHECK_OK(st, "redscan_segmented_arg*") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, bi, 0, gi, S * 8), "read indices") &&
+            (!with_values || CHECK_OK(redscan_buffer_read(h_ctx, bv, 0, gv, S * es), "read values"))) {
+            size_t bad = 0;
+            const ref_val worst = want_max ? ref_type_min(dt) : ref_type_max(dt);
+            for (size_t s = 0; s < S && bad < 5; s++) {
+                const uint64_t wi = len[s] ? off[s] + ref_argext(dt, want_max, x + off[s] * es, len[s]) : UINT64_MAX;
+                const ref_val wv = len[s] ? ref_load(dt, x, (size_t)wi) : worst;
+                int ok = gi[s] == wi;
+                if (with_values) ok &= ref_bits_equal(dt, ref_load(dt, gv, s), wv);
+                if (!ok) {
+                    char gs[96], ws[96];
+                    CHECK(0, "segment %zu (offset %" PRIu64 ", length %zu): got index %" PRIu64 " value %s, want %" PRIu64
+                          " value %s",
+                          s, off[s], len[s], gi[s], with_values ? h_fmt(dt, ref_load(dt, gv, s), gs) : "-", wi,
+                          h_fmt(dt, wv, ws));
+                    bad++;
+                } else {
+                    CHECK(1, "segment");
+                }
+            }
+            for (int k = 0; k < device_checks && S > 0; k++) {
+                const size_t s = (size_t)h_rng_below(&r, S);
+                if (len[s] == 0) continue;
+                uint64_t idx = 0;
+                const redscan_status st2 =
+                    want_max ? redscan_argmax_host(h_ctx, dt, x + off[s] * es, len[s], &idx, NULL)
+                             : redscan_argmin_host(h_ctx, dt, x + off[s] * es, len[s], &idx, NULL);
+                if (CHECK_OK(st2, "redscan_arg*_host (slice)"))
+                    CHECK(gi[s] == off[s] + idx, "segment %zu: index %" PRIu64 ", redscan_arg* of the slice %" PRIu64
+                          " + %" PRIu64, s, gi[s], off[s], idx);
+            }
+        }
+    }
+    redscan_buffer_destroy(h_ctx, in);
+    redscan_buffer_destroy(h_ctx, ob);
+    redscan_buffer_destroy(h_ctx, bi);
+    redscan_buffer_destroy(h_ctx, bv);
+    free(gi);
+    free(gv);
+    free(x);
+    free(off);
+    free(len);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+#define SENTINEL 0x5A
+
+static int all_bytes(const unsigned char *p, size_t n, unsigned char v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != v) return 0;
+    return 1;
+}
+
+/* out (num_segments int32) still holds the sentinel bytes */
+static void check_untouched(redscan_buffer *out, size_t bytes, const char *what)
+{
+    unsigned char back[64];
+    if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, bytes), "read"))
+        CHECK(all_bytes(back, bytes, SENTINEL), "%s: the output was written", what);
+}
+
+static void expect(redscan_status st, redscan_status want, const char *what, const char *words)
+{
+    if (CHECK_STATUS(st, want, what) && words)
+        CHECK(h_names_any(h_last_error(), words), "%s: message \"%s\" does not name %s", what, h_last_error(), words);
+}
+
+static void errors(void)
+{
+    if (!h_case("segmented errors")) return;
+    const size_t n = 10, S = 4;
+    int32_t x[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    uint64_t off[5] = {0, 2, 2, 7, 10};
+    unsigned char fill[64];
+    memset(fill, SENTINEL, sizeof fill);
+    redscan_buffer *in = h_buffer_with(x, sizeof x, sizeof x, (redscan_dtype)0, ref_zero());
+    redscan_buffer *ob = offsets_buffer(REDSCAN_UINT64, off, S + 1);
+    redscan_buffer *small_off = offsets_buffer(REDSCAN_UINT64, off, S);
+    redscan_buffer *out = h_buffer(S * 4), *small = h_buffer(S * 4 - 1), *bi = h_buffer(S * 8), *bv = h_buffer(S * 4);
+    if (!in || !ob || !small_off || !out || !small || !bi || !bv) return;
+    redscan_reduce_desc d = {REDSCAN_SUM, REDSCAN_INT32, 0, REDSCAN_REDUCE_AUTO, 0};
+    const redscan_status BAD = REDSCAN_ERR_INVALID_ARGUMENT;
+    redscan_buffer_write(h_ctx, out, 0, fill, S * 4);
+
+    /* host checks: nothing runs, nothing is written */
+    expect(redscan_segmented_reduce(NULL, &d, in, REDSCAN_UINT64, ob, S, out), BAD, "NULL ctx", NULL);
+    expect(redscan_segmented_reduce(h_ctx, NULL, in, REDSCAN_UINT64, ob, S, out), BAD, "NULL desc", "desc");
+    expect(redscan_segmented_reduce(h_ctx, &d, NULL, REDSCAN_UINT64, ob, S, out), BAD, "NULL in", "in");
+    expect(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_UINT64, NULL, S, out), BAD, "NULL offsets", "offsets");
+    expect(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_UINT64, ob, S, NULL), BAD, "NULL out", "out");
+    expect(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_FLOAT32, ob, S, out), BAD, "offsets dtype float32",
+           "offsets_dtype");
+    expect(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_INT8, ob, S, out), BAD, "offsets dtype int8",
+           "offsets_dtype");
+    expect(redscan_segmented_reduce(h_ctx, &d, in, (redscan_dtype)0, ob, S, out), BAD, "offsets dtype 0",
+           "offsets_dtype");
+    expect(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_UINT64, ob, 0, out), BAD, "num_segments 0",
+           "num_segments");
+    expect(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_UINT64, small_off, S, out), BAD, "offsets too small",
+           "offsets");
+    expect(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_UINT64, ob, S, small), BAD, "out too small", "out");
+    expect(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_UINT64, ob, S, in), BAD, "out is in", "out");
+    expect(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_UINT64, ob, SIZE_MAX, out), BAD, "num_segments SIZE_MAX",
+           "num_segments");
+    {
+        redscan_reduce_desc e = d;
+        e.op = (redscan_op)9;
+        expect(redscan_segmented_reduce(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "bad op", "op");
+        e = d;
+        e.dtype = (redscan_dtype)13;
+        expect(redscan_segmented_reduce(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "bad dtype", "dtype");
+        e = d;
+        e.out_dtype = REDSCAN_FLOAT64;
+        expect(redscan_segmented_reduce(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "bad out_dtype", "out_dtype");
+        e = d;
+        e.out_dtype = REDSCAN_INT64; /* a widening: out (4 ints = 16 bytes) holds 2 int64 only */
+        expect(redscan_segmented_reduce(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "widened out too small",
+               "out");
+        e = d;
+        e.algo = REDSCAN_REDUCE_TREE;
+        expect(redscan_segmented_reduce(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), REDSCAN_ERR_UNSUPPORTED,
+               "algo tree", "coarsened");
+        e = d;
+        e.algo = (redscan_reduce_algo)77;
+        expect(redscan_segmented_reduce(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "algo 77", "algo");
+        e = d;
+        e.flags = 1;
+        expect(redscan_segmented_reduce(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "flags", "flags");
+    }
+    expect(redscan_segmented_argmax(h_ctx, REDSCAN_INT32, in, REDSCAN_UINT64, ob, S, NULL, NULL), BAD, "NULL indices",
+           "indices");
+    expect(redscan_segmented_argmax(h_ctx, REDSCAN_INT32, in, REDSCAN_UINT64, ob, S, out, NULL), BAD,
+           "indices too small", "indices");
+    expect(redscan_segmented_argmin(h_ctx, REDSCAN_INT32, in, REDSCAN_UINT64, ob, S, bi, small), BAD,
+           "values too small", "values");
+    expect(redscan_segmented_argmin(h_ctx, REDSCAN_INT32, in, REDSCAN_UINT64, ob, S, bi, bi), BAD,
+           "values is indices", "values");
+    expect(redscan_segmented_argmin(h_ctx, (redscan_dtype)0, in, REDSCAN_UINT64, ob, S, bi, NULL), BAD, "dtype 0",
+           "dtype");
+    expect(redscan_segmented_reduce_async(h_ctx, &d, in, REDSCAN_UINT32, ob, S, small), BAD, "async out too small",
+           "out");
+    check_untouched(out, S * 4, "host checks");
+
+    /* device checks: the blocking form reports them, writes nothing */
+    static const struct {
+        uint64_t off[5];
+        const char *words;
+    } faulty[] = {{{0, 5, 2, 7, 10}, "decrease|offsets[1]"}, {{0, 2, 2, 7, 11}, "exceeds|offsets[4]"},
+                  {{3, 2, 2, 7, 10}, "decrease|offsets[0]"}};
+    for (size_t f = 0; f < sizeof faulty / sizeof faulty[0]; f++)
+        for (size_t o = 0; o < 4; o++) {
+            redscan_buffer *fb = offsets_buffer(OFF_DTYPES[o], faulty[f].off, S + 1);
+            char what[96];
+            snprintf(what, sizeof what, "faulty offsets %zu (%s)", f, ref_dtype_str(OFF_DTYPES[o]));
+            expect(redscan_segmented_reduce(h_ctx, &d, in, OFF_DTYPES[o], fb, S, out), BAD, what, faulty[f].words);
+            expect(redscan_segmented_argmax(h_ctx, REDSCAN_INT32, in, OFF_DTYPES[o], fb, S, bi, bv), BAD, what,
+                   faulty[f].words);
+            check_untouched(out, S * 4, what);
+            redscan_buffer_destroy(h_ctx, fb);
+        }
+    /* negative offsets (signed types): -1 as int32 and int64 */
+    for (int o = 0; o < 2; o++) {
+        const redscan_dtype odt = o ? REDSCAN_INT64 : REDSCAN_INT32;
+        unsigned char raw[5 * 8];
+        store_offsets(odt, raw, off, S + 1);
+        ref_val m1 = ref_zero();
+        m1.i64 = -1;
+        if (odt == REDSCAN_INT32) m1.i32 = -1;
+        ref_store(odt, raw, 0, m1);
+        redscan_buffer *fb = h_buffer_with(raw, (S + 1) * ref_size(odt), (S + 1) * ref_size(odt), (redscan_dtype)0,
+                                           ref_zero());
+        expect(redscan_segmented_reduce(h_ctx, &d, in, odt, fb, S, out), BAD, "negative offset", "negative");
+        check_untouched(out, S * 4, "negative offset");
+        redscan_buffer_destroy(h_ctx, fb);
+    }
+    /* the _async form: accepted, writes nothing, reported by the next synchronize, once */
+    {
+        uint64_t bad_off[5] = {0, 2, 1, 7, 10};
+        redscan_buffer *fb = offsets_buffer(REDSCAN_UINT64, bad_off, S + 1);
+        expect(redscan_segmented_reduce_async(h_ctx, &d, in, REDSCAN_UINT64, fb, S, out), REDSCAN_OK, "async faulty",
+               NULL);
+        expect(redscan_synchronize(h_ctx), BAD, "synchronize after async faulty offsets", "decrease|offsets[1]");
+        expect(redscan_synchronize(h_ctx), REDSCAN_OK, "second synchronize", NULL);
+        check_untouched(out, S * 4, "async faulty");
+        redscan_buffer_destroy(h_ctx, fb);
+    }
+    /* the context works afterwards, and n = 10 exactly fits */
+    int32_t got[4] = {0};
+    if (CHECK_OK(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_UINT64, ob, S, out), "after errors") &&
+        CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, sizeof got), "read"))
+        CHECK(got[0] == 3 && got[1] == 0 && got[2] == 25 && got[3] == 27, "sums %d %d %d %d, want 3 0 25 27", got[0],
+              got[1], got[2], got[3]);
+    (void)n;
+    redscan_buffer_destroy(h_ctx, in);
+    redscan_buffer_destroy(h_ctx, ob);
+    redscan_buffer_destroy(h_ctx, small_off);
+    redscan_buffer_destroy(h_ctx, out);
+    redscan_buffer_destroy(h_ctx, small);
+    redscan_buffer_destroy(h_ctx, bi);
+    redscan_buffer_destroy(h_ctx, bv);
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(void)
+{
+    h_open("test_segmented");
+    {
+        double one = 1.0, r = 0;
+        if (redscan_reduce_host(h_ctx, REDSCAN_SUM, REDSCAN_FLOAT64, &one, 1, &r) == REDSCAN_ERR_UNSUPPORTED) {
+            g_have_fp64 = 0;
+            printf("note: the device has no fp64; FLOAT64 cases are skipped\n");
+        }
+    }
+    const int L = h_level();
+    double t0 = h_now();
+    errors();
+    printf("errors: %.1f s\n", h_now() - t0);
+
+    /* every op x dtype, mixed layout (two levels: a segment of several chunks); level 0: fewer dtypes */
+    t0 = h_now();
+    for (size_t di = 0; di < N_DTYPES; di++) {
+        const redscan_dtype dt = ALL_DTYPES[di];
+        if (!usable(dt)) continue;
+        for (int op = 0; op < 4; op++) {
+            if (L == 0 && (di + (size_t)op) % 3 != 0) continue;
+            reduce_case((redscan_op)op, dt, dt, LAY_MIXED, OFF_DTYPES[(di + (size_t)op) % 4], 64, 5 * 4096 + 3,
+                        (di + (size_t)op) % 4 == 0 ? 2 : 0, 0);
+            /* widenings: a rotating subset (each compiles a program of its own), all at level 2 */
+            redscan_dtype wide[2];
+            const int nw = ref_widenings(dt, wide);
+            for (int w = 0; w < nw; w++) {
+                if (!usable(wide[w])) continue;
+                if (L < 2 && (di + (size_t)op + (size_t)w) % (L == 0 ? 8 : 3) != 0) continue;
+                reduce_case((redscan_op)op, dt, wide[w], LAY_MIXED, REDSCAN_INT64, 64, 2 * 4096 + 5, 1, 0);
+            }
+        }
+    }
+    printf("ops x dtypes: %.1f s\n", h_now() - t0);
+
+    /* layouts x offsets dtypes, on programs already built (float32 sum, int32 max, float16 sum, uint8 prod) */
+    t0 = h_now();
+    const size_t cap = L == 0 ? 20000 : L == 1 ? 60000 : 1000000;
+    const size_t big = L == 0 ? 70000 : L == 1 ? 300000 : 5000000;
+    for (int lay = 0; lay < LAY_COUNT; lay++)
+        for (size_t o = 0; o < 4; o++) {
+            reduce_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, (layout)lay, OFF_DTYPES[o], cap, big, 2,
+                        o == 1);
+            if (o == (size_t)lay % 4) {
+                reduce_case(REDSCAN_MAX, REDSCAN_INT32, REDSCAN_INT32, (layout)lay, OFF_DTYPES[o], cap, big, 1, 0);
+                reduce_case(REDSCAN_SUM, REDSCAN_FLOAT16, REDSCAN_FLOAT16, (layout)lay, OFF_DTYPES[o], cap, big, 1, 0);
+                reduce_case(REDSCAN_PROD, REDSCAN_UINT8, REDSCAN_UINT8, (layout)lay, OFF_DTYPES[o], cap, big, 1, 0);
+            }
+        }
+    if (L >= 2) /* a segment of 2^24 + 5 values: three levels of partials */
+        reduce_case(REDSCAN_SUM, REDSCAN_INT8, REDSCAN_INT8, LAY_HUGE, REDSCAN_UINT64, 4, (1u << 24) + 5, 1, 0);
+    printf("layouts: %.1f s\n", h_now() - t0);
+
+    t0 = h_now();
+    for (int op = 0; op < 4; op++) {
+        position_case((redscan_op)op, REDSCAN_FLOAT32);
+        if (L >= 1) position_case((redscan_op)op, REDSCAN_BFLOAT16);
+    }
+    printf("positions: %.1f s\n", h_now() - t0);
+
+    /* argmin / argmax: every dtype */
+    t0 = h_now();
+    for (size_t di = 0; di < N_DTYPES; di++) {
+        if (!usable(ALL_DTYPES[di])) continue;
+        for (int want_max = 0; want_max < 2; want_max++) {
+            if (L == 0 && (di + (size_t)want_max) % 3 != 0) continue;
+            argext_case(ALL_DTYPES[di], want_max, LAY_MIXED, (int)(di % 2), di % 4 == 0 ? 2 : 0, want_max && di == 4);
+            if (L >= 1 && di % 4 == (size_t)want_max)
+                argext_case(ALL_DTYPES[di], want_max, (layout)(1 + di % (LAY_COUNT - 1)), 1, 0, 0);
+        }
+    }
+    printf("argmin/argmax: %.1f s\n", h_now() - t0);
+    return h_done();
+}
