@@ -165,7 +165,9 @@ int h_gen_count(redscan_dtype dt) { return ref_is_float(dt) ? GEN_COUNT : 2; }
 ref_val h_nan(redscan_dtype dt, uint32_t payload, int negative)
 {
     ref_val v = ref_zero();
-    if (dt == REDSCAN_FLOAT32) v.u32 = 0x7fc00000u | (payload & 0x003fffffu) | (negative ? 0x80000000u : 0);
+    if (dt == REDSCAN_FLOAT16) v.u16 = (uint16_t)(0x7e00u | (payload & 0x01ffu) | (negative ? 0x8000u : 0));
+    else if (dt == REDSCAN_BFLOAT16) v.u16 = (uint16_t)(0x7fc0u | (payload & 0x003fu) | (negative ? 0x8000u : 0));
+    else if (dt == REDSCAN_FLOAT32) v.u32 = 0x7fc00000u | (payload & 0x003fffffu) | (negative ? 0x80000000u : 0);
     else v.u64 = 0x7ff8000000000000ULL | (uint64_t)payload | (negative ? 0x8000000000000000ULL : 0);
     return v;
 }
@@ -305,9 +307,167 @@ static ref_val float_edge(h_rng *r, redscan_dtype dt, redscan_op op)
     }
 }
 
+/* ---- the narrow types (INT8 .. BFLOAT16): the same variants with their own values ---- */
+
+static ref_val nbits(redscan_dtype dt, uint64_t bits)
+{
+    ref_val v = ref_zero();
+    if (ref_size(dt) == 1) v.u8 = (uint8_t)bits;
+    else v.u16 = (uint16_t)bits;
+    return v;
+}
+
+/* the float16 / bfloat16 nearest to x (through float32) */
+static ref_val nfloat(redscan_dtype dt, double x) { return nbits(dt, ref_f32_to_narrow(dt, (float)x)); }
+
+static ref_val with_sign(h_rng *r, ref_val v)
+{
+    if (h_rng_u64(r) & 1) v.u16 |= 0x8000u;
+    return v;
+}
+
+/* 0, 1, -1 (0xFF / 0xFFFF unsigned), the type's min and max (INT8_MIN, INT8_MAX, INT16_MIN, ...) and their
+ * neighbours; products: odd values only (1, -1, the max, 3) */
+static ref_val narrow_int_edge(h_rng *r, redscan_dtype dt, redscan_op op)
+{
+    if (op == REDSCAN_PROD) {
+        static const uint64_t odd[] = {1, ~0ull, 3};
+        const uint64_t k = h_rng_below(r, 4);
+        return k == 3 ? ref_type_max(dt) : nbits(dt, odd[k]);
+    }
+    switch (h_rng_below(r, 7)) {
+    case 0: return nbits(dt, 0);
+    case 1: return nbits(dt, 1);
+    case 2: return nbits(dt, ~0ull);
+    case 3: return ref_type_max(dt);
+    case 4: return ref_type_min(dt);
+    case 5: return nbits(dt, ref_type_max(dt).u16 - 1u);
+    default: return nbits(dt, ref_type_min(dt).u16 + 1u);
+    }
+}
+
+/* The largest finite value (float16 65504), the smallest normal (0x0400 / 0x0080), the smallest and the largest
+ * subnormal, 0 and 1, each of either sign. Sums leave the largest out (h_generate plants at most one). */
+static ref_val narrow_float_edge(h_rng *r, redscan_dtype dt, int with_max)
+{
+    static const uint16_t E16[] = {0x0000, 0x0001, 0x03ff, 0x0400, 0x3c00, 0x7bff};
+    static const uint16_t EB[] = {0x0000, 0x0001, 0x007f, 0x0080, 0x3f80, 0x7f7f};
+    const uint16_t b = (dt == REDSCAN_FLOAT16 ? E16 : EB)[h_rng_below(r, with_max ? 6 : 5)];
+    return with_sign(r, nbits(dt, b));
+}
+
+/* a random finite pattern: any exponent, subnormals included */
+static ref_val narrow_float_any(h_rng *r, redscan_dtype dt)
+{
+    for (;;) {
+        const ref_val v = nbits(dt, h_rng_u64(r));
+        if (!ref_isnan(dt, v) && (v.u16 & 0x7fffu) != ref_type_max(dt).u16) return v;
+    }
+}
+
+/* subnormal, or within a factor 2 of the smallest normal */
+static ref_val narrow_float_tiny(h_rng *r, redscan_dtype dt)
+{
+    const uint64_t sub = dt == REDSCAN_FLOAT16 ? 0x03ff : 0x007f, normal = sub + 1;
+    const uint64_t b = h_rng_u64(r) % 8 ? 1 + h_rng_below(r, sub) : normal + h_rng_below(r, normal);
+    return with_sign(r, nbits(dt, b));
+}
+
+/* Narrow float sums: multiples k * 2^-s, |k| <= K, with sum |k| < 2^24 - 4096, so that every partial sum of any subset
+ * is exact in float32 and only the stored result rounds: the outputs cross the narrow type's rounding ties (ties to
+ * even) at every size; s reaches float16's subnormals (2^-24) and bfloat16's (2^-133, float32 subnormal arithmetic).
+ * Now and then only positive values, so that prefixes and totals drift up to the ties of large values and float16's
+ * overflow threshold 65520. */
+static void narrow_sum_grid(h_rng *r, redscan_dtype dt, void *dst, size_t n)
+{
+    const int f16 = dt == REDSCAN_FLOAT16;
+    static const int S16[] = {0, 2, 10, 24}, SB[] = {0, 2, 6, 133};
+    const int s = f16 ? S16[h_rng_below(r, 4)] : SB[h_rng_below(r, 4)];
+    const uint64_t kmax = f16 ? 2048 : 256; /* |k| <= kmax: k * 2^-s is a float16 / bfloat16 */
+    uint64_t K = ((1ull << 24) - 4096) / n;
+    if (K > kmax) K = kmax;
+    if (K < 1) K = 1;
+    if (h_rng_below(r, 4) == 0 && K > 4) K = 4;
+    const int positive = h_rng_below(r, 4) == 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t k = (int64_t)h_rng_below(r, 2 * K + 1) - (int64_t)K;
+        if (positive && k < 0) k = -k;
+        ref_store(dt, dst, i, k == 0 && (h_rng_u64(r) & 1) ? nbits(dt, 0x8000u) : nfloat(dt, ldexp((double)k, -s)));
+    }
+}
+
+static void generate_narrow(h_rng *r, redscan_dtype dt, redscan_op op, h_gen g, void *dst, size_t n)
+{
+    const int isf = ref_is_narrow_float(dt), minmax = op == REDSCAN_MIN || op == REDSCAN_MAX;
+    if (!isf && g != GEN_PLAIN) g = GEN_EDGE;
+    if (op == REDSCAN_PROD && g == GEN_TINY) g = GEN_EDGE;
+    if (!isf) {
+        /* min / max: a window of a quarter of the range (at most 4096 values) away from the extremes, many ties */
+        const uint64_t range = ref_size(dt) == 1 ? 256 : 65536, span = range / 4 < 4096 ? range / 4 : 4096;
+        const uint64_t base = ref_type_min(dt).u16 + 1 + h_rng_below(r, range - span - 2);
+        for (size_t i = 0; i < n; i++) {
+            ref_val v;
+            if (g == GEN_EDGE && h_rng_below(r, 16) == 0) v = narrow_int_edge(r, dt, op);
+            else if (op == REDSCAN_SUM) v = nbits(dt, h_rng_u64(r));
+            else if (op == REDSCAN_PROD) v = nbits(dt, h_rng_u64(r) | 1); /* odd: wraps, never becomes 0 */
+            else if (i > 0 && h_rng_below(r, 8) == 0) v = ref_load(dt, dst, (size_t)h_rng_below(r, i));
+            else v = nbits(dt, base + h_rng_below(r, span));
+            ref_store(dt, dst, i, v);
+        }
+        if (op == REDSCAN_PROD && g == GEN_EDGE && h_rng_below(r, 2) == 0) /* one planted 0 or even extreme */
+            ref_store(dt, dst, (size_t)h_rng_below(r, n), (h_rng_u64(r) & 1) ? nbits(dt, 0) : ref_type_min(dt));
+        return;
+    }
+    if (op == REDSCAN_SUM && g != GEN_TINY) {
+        narrow_sum_grid(r, dt, dst, n);
+        if (g != GEN_PLAIN) {
+            for (size_t i = 0; i < n; i++)
+                if (h_rng_below(r, 16) == 0) ref_store(dt, dst, i, narrow_float_edge(r, dt, 0));
+            if (h_rng_below(r, 2) == 0) /* at most one largest finite value: the total stays near the threshold */
+                ref_store(dt, dst, (size_t)h_rng_below(r, n), with_sign(r, nbits(dt, dt == REDSCAN_FLOAT16 ? 0x7bff : 0x7f7f)));
+        }
+    } else if (op == REDSCAN_PROD) {
+        /* +-1, and a bounded number of factors in [0.5, 2] (rounded to the type) / edges +-2^-4 .. 2^4 */
+        const double rate = n <= 256 ? 0.5 : 128.0 / (double)n, edge_rate = n <= 1024 ? 1.0 / 16 : 64.0 / (double)n;
+        for (size_t i = 0; i < n; i++) {
+            double x = (h_rng_u64(r) & 1) ? -1.0 : 1.0;
+            if (g != GEN_PLAIN && h_rng_unit(r) < edge_rate) x = ldexp(x, (int)h_rng_below(r, 9) - 4);
+            else if (h_rng_unit(r) < rate) x *= exp2(2.0 * h_rng_unit(r) - 1.0);
+            ref_store(dt, dst, i, nfloat(dt, x));
+        }
+        if (g == GEN_EDGE && h_rng_below(r, 4) == 0)
+            ref_store(dt, dst, (size_t)h_rng_below(r, n), nbits(dt, (h_rng_u64(r) & 1) ? 0x8000u : 0));
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            ref_val v;
+            if (g == GEN_TINY) v = narrow_float_tiny(r, dt);
+            else if (g != GEN_PLAIN && h_rng_below(r, 16) == 0)
+                v = h_rng_below(r, 8) ? narrow_float_edge(r, dt, 1) : (h_rng_u64(r) & 1) ? ref_type_max(dt) : ref_type_min(dt);
+            else if (minmax && i > 0 && h_rng_below(r, 8) == 0) v = ref_load(dt, dst, (size_t)h_rng_below(r, i));
+            else v = narrow_float_any(r, dt);
+            ref_store(dt, dst, i, v);
+        }
+    }
+    if (g == GEN_NAN) {
+        /* min / max: several NaNs, payloads and signs (the leftmost wins); sum / prod: one */
+        const size_t count = minmax ? 1 + (size_t)h_rng_below(r, 3) + n / 200 : 1;
+        for (size_t c = 0; c < count; c++)
+            ref_store(dt, dst, (size_t)h_rng_below(r, n),
+                      h_nan(dt, (uint32_t)h_rng_below(r, 1u << 9) + 1, minmax && (h_rng_u64(r) & 1)));
+    } else if (g == GEN_INF) {
+        ref_store(dt, dst, (size_t)h_rng_below(r, n), ref_type_max(dt));
+        if (h_rng_below(r, 2) == 0) ref_store(dt, dst, (size_t)h_rng_below(r, n), ref_type_min(dt));
+        if (op == REDSCAN_PROD && h_rng_below(r, 3) == 0) ref_store(dt, dst, (size_t)h_rng_below(r, n), nbits(dt, 0));
+    }
+}
+
 void h_generate(h_rng *r, redscan_dtype dt, redscan_op op, h_gen g, void *dst, size_t n)
 {
     if (n == 0) return;
+    if (ref_is_narrow(dt)) {
+        generate_narrow(r, dt, op, g, dst, n);
+        return;
+    }
     const int isf = ref_is_float(dt);
     /* prod of floats: a bounded number of non-trivial factors keeps the product in range */
     const double prod_rate = n <= 256 ? 0.5 : 128.0 / (double)n;
@@ -439,6 +599,13 @@ const char *h_fmt(redscan_dtype dt, ref_val v, char buf[96])
     case REDSCAN_UINT64: snprintf(buf, 96, "%" PRIu64 " [0x%016" PRIx64 "]", v.u64, v.u64); break;
     case REDSCAN_FLOAT32: snprintf(buf, 96, "%.9g [0x%08" PRIx32 "]", (double)v.f32, v.u32); break;
     case REDSCAN_FLOAT64: snprintf(buf, 96, "%.17g [0x%016" PRIx64 "]", v.f64, v.u64); break;
+    case REDSCAN_INT8: snprintf(buf, 96, "%d [0x%02x]", (int)v.i8, (unsigned)v.u8); break;
+    case REDSCAN_UINT8: snprintf(buf, 96, "%u [0x%02x]", (unsigned)v.u8, (unsigned)v.u8); break;
+    case REDSCAN_INT16: snprintf(buf, 96, "%d [0x%04x]", (int)v.i16, (unsigned)v.u16); break;
+    case REDSCAN_UINT16: snprintf(buf, 96, "%u [0x%04x]", (unsigned)v.u16, (unsigned)v.u16); break;
+    case REDSCAN_FLOAT16: case REDSCAN_BFLOAT16: /* the exact value (NaN: its sign), then the pattern */
+        snprintf(buf, 96, "%.9g [0x%04x]", ref_to_double(dt, v), (unsigned)v.u16);
+        break;
     default: snprintf(buf, 96, "[0x%016" PRIx64 "]", v.u64); break;
     }
     return buf;

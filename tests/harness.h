@@ -73,18 +73,26 @@ double h_rng_unit(h_rng *r);                    /* [0, 1) */
  * GEN_NAN    EDGE plus one planted NaN (sum/prod) or several NaNs with distinct payloads and signs (min/max)
  * GEN_INF    EDGE plus a planted +inf and, half of the time, a -inf (the sum is then NaN)
  * GEN_TINY   floats: all values subnormal or near FLT_MIN/DBL_MIN (catches flush-to-zero); integers and prod:
- *            EDGE (a product of tiny values underflows, where no relative bound holds) */
+ *            EDGE (a product of tiny values underflows, where no relative bound holds)
+ * The narrow types (INT8 .. BFLOAT16) have the same variants with their own values: integers random bits (sum), odd
+ * values (prod), a window with ties (min/max), edges 0, 1, -1 / 0xFF.., INT8_MIN / INT8_MAX / INT16_MIN / ... and
+ * their neighbours; float16 / bfloat16 sums multiples k * 2^-s whose float32 partial sums are exact in any order (the
+ * stored results cross the rounding ties; s down to the subnormals) with edges +-0, the smallest subnormal (0x0001),
+ * the largest subnormal, the smallest normal (0x0400 / 0x0080), +-1 and at most one largest finite value (65504 /
+ * 0x7f7f), products as for float32 rounded to the type, min/max any finite pattern with those edges and +-inf;
+ * NaNs with payloads (h_nan). */
 typedef enum { GEN_PLAIN = 0, GEN_EDGE, GEN_NAN, GEN_INF, GEN_TINY, GEN_COUNT } h_gen;
 const char *h_gen_name(h_gen g);
 /* Variants that make sense for a dtype: integers PLAIN, EDGE; floats all five. */
 int h_gen_count(redscan_dtype dt);
 void h_generate(h_rng *r, redscan_dtype dt, redscan_op op, h_gen g, void *dst, size_t n);
 /* n values from a small set (many ties; floats with +-0.0 and, sometimes, NaNs and infinities; integers now and then
- * at their type's limits): the tie-breaking inputs of test_random and test_stress. */
+ * at their type's limits): the tie-breaking inputs of test_random and test_stress. The six wide types only (test_random
+ * has its own for the narrow ones). */
 void h_gen_ties(h_rng *r, redscan_dtype dt, void *dst, size_t n);
 /* A value placed past n in device buffers: reading it would change the result of op. */
 ref_val h_poison(redscan_op op, redscan_dtype dt);
-/* A quiet NaN with a given payload and sign. */
+/* A quiet NaN with a given payload (the bits that fit: float16 9, bfloat16 6) and sign. */
 ref_val h_nan(redscan_dtype dt, uint32_t payload, int negative);
 
 /* ---- cases and checks ---- */
@@ -111,7 +119,8 @@ int h_check_status(redscan_status st, redscan_status want, const char *file, int
 #define CHECK_OK(st, what) CHECK_STATUS(st, REDSCAN_OK, what)
 const char *h_last_error(void); /* redscan_last_error(h_ctx), never NULL */
 
-/* Value formatting: decimal and bits, e.g. "-0 [0x80000000]". */
+/* Value formatting: decimal and bits, e.g. "-0 [0x80000000]"; narrow types too: int8 "-128 [0x80]", float16
+ * "65504 [0x7bff]", "5.96046448e-08 [0x0001]", "-nan [0xfe01]" (float16 / bfloat16: the exact value). */
 const char *h_fmt(redscan_dtype dt, ref_val v, char buf[96]);
 /* Compare n elements; ref_result_equal semantics (bitwise; float sum/prod NaN == NaN) unless bitwise != 0.
  * Prints the first mismatches (index, got, want) and returns the number of mismatches. */

@@ -111,16 +111,6 @@ static long g_narrow_ran, g_narrow_skipped;
  * each on a cold cache, and the run has a time budget; a quarter keeps most of the budget on the wide types. */
 #define NARROW_PERCENT 25
 
-/* h_fmt with the narrow types' values too (harness.c prints their bits only) */
-static const char *fmtv(redscan_dtype dt, ref_val v, char buf[96])
-{
-    if (ref_is_narrow_float(dt)) snprintf(buf, 96, "%.9g [0x%04x]", ref_to_double(dt, v), (unsigned)v.u16);
-    else if (ref_is_narrow(dt)) snprintf(buf, 96, "%.0f [0x%0*x]", ref_to_double(dt, v), (int)(2 * ref_size(dt)),
-                                         ref_size(dt) == 1 ? (unsigned)v.u8 : (unsigned)v.u16);
-    else return h_fmt(dt, v, buf);
-    return buf;
-}
-
 /* ---------------------------------------------------------------- small helpers */
 
 static const char *algo_name(redscan_reduce_algo a)
@@ -186,8 +176,8 @@ static size_t pick_size(h_rng *r)
     return n;
 }
 
-/* ---------------------------------------------------------------- narrow data (harness.c's generators know the
- * six wide types only) */
+/* ---------------------------------------------------------------- narrow data (this program's own: its exact sums
+ * record their scale for pick_init, and its cases draw what they drew before h_generate learnt the narrow types) */
 
 static ref_val nval(redscan_dtype dt, uint64_t bits)
 {
@@ -563,7 +553,7 @@ static void describe(const rcase *c, char *buf, size_t len)
         break;
     case F_SCAN: {
         char is[96] = "null";
-        if (c->use_init) fmtv(c->out, c->init, is);
+        if (c->use_init) h_fmt(c->out, c->init, is);
         snprintf(extra, sizeof extra, "%s %s %s/%s %s init=%s%s", ref_op_str(c->op), ts, h_block_str(c->block),
                  h_grid_str(c->grid), c->excl ? "exclusive" : "inclusive", is, c->inplace ? " in-place" : "");
         break;
@@ -661,15 +651,15 @@ static void run_reduce(const rcase *c, const unsigned char *x, size_t pad)
              * end), checked whatever REDSCAN_TEST_EXACT_ORDER says */
             ref_val want = ref_reduce_seq(c->op, c->dt, T, x, n);
             CHECK(ref_result_equal(c->op, T, got, want), "%s: got %s, want %s (exact data: the sum / product rounded once)",
-                  what, fmtv(T, got, g), fmtv(T, want, w));
+                  what, h_fmt(T, got, g), h_fmt(T, want, w));
         } else if (n == 0 || !ref_is_float(T) || fminmax) {
             ref_val want = ref_reduce_seq(c->op, c->dt, T, x, n);
             if (fminmax) {
                 int gn = ref_isnan(T, got), wn = ref_isnan(T, want);
                 CHECK(gn == wn && (wn || ref_to_double(T, got) == ref_to_double(T, want)), "%s: got %s, want %s",
-                      what, fmtv(T, got, g), fmtv(T, want, w));
+                      what, h_fmt(T, got, g), h_fmt(T, want, w));
             } else {
-                CHECK(ref_bits_equal(T, got, want), "%s: got %s, want %s", what, fmtv(T, got, g), fmtv(T, want, w));
+                CHECK(ref_bits_equal(T, got, want), "%s: got %s, want %s", what, h_fmt(T, got, g), h_fmt(T, want, w));
             }
         } else {
             ref_ld_acc acc;
@@ -682,7 +672,7 @@ static void run_reduce(const rcase *c, const unsigned char *x, size_t pad)
             redscan_reduce_algo da = subgroup_algo ? REDSCAN_REDUCE_TREE : eff;
             unsigned depth = ref_reduce_depth(da, n);
             CHECK(ref_fbound_ok(c->op, T, got, &acc, depth, &err, &bound),
-                  "%s: got %s, reference %.17Lg: |error| %.3g > bound %.3g (depth %u)", what, fmtv(T, got, g),
+                  "%s: got %s, reference %.17Lg: |error| %.3g > bound %.3g (depth %u)", what, h_fmt(T, got, g),
                   ref_ld_value(&acc, c->op), err, bound, depth);
         }
         if (n && ref_is_float(T) && h_exact_order()) {
@@ -691,13 +681,13 @@ static void run_reduce(const rcase *c, const unsigned char *x, size_t pad)
             if (ea != REDSCAN_REDUCE_AUTO) {
                 ref_val want = ref_reduce_emulate(ea, c->op, c->dt, T, x, n);
                 CHECK(ref_result_equal(c->op, T, got, want), "%s: got %s, documented order of %s gives %s", what,
-                      fmtv(T, got, g), algo_name(ea), fmtv(T, want, w));
+                      h_fmt(T, got, g), algo_name(ea), h_fmt(T, want, w));
             } else {
                 int any = 0;
                 for (int a = REDSCAN_REDUCE_TREE; a <= REDSCAN_REDUCE_COARSENED && !any; a++)
                     any = ref_result_equal(c->op, T, got,
                                            ref_reduce_emulate((redscan_reduce_algo)a, c->op, c->dt, T, x, n));
-                CHECK(any, "%s: AUTO got %s, the documented order of no algorithm", what, fmtv(T, got, g));
+                CHECK(any, "%s: AUTO got %s, the documented order of no algorithm", what, h_fmt(T, got, g));
             }
         }
     }
@@ -738,7 +728,7 @@ static void check_scan_output(const rcase *c, const unsigned char *x, const unsi
         if (!ref_fbound_ok(c->op, T, g, &acc, depth, &err, &bound) && bad++ < 3) {
             char gs[96];
             CHECK(0, "%s: index %zu: got %s, reference %.17Lg: |error| %.3g > bound %.3g (depth %u)", what, i,
-                  fmtv(T, g, gs), ref_ld_value(&acc, c->op), err, bound, depth);
+                  h_fmt(T, g, gs), ref_ld_value(&acc, c->op), err, bound, depth);
         }
         if (c->excl) ref_ld_add(&acc, c->op, ref_to_ld(c->dt, v), ref_isnan(c->dt, v));
     }
@@ -837,8 +827,8 @@ static void run_mean(const rcase *c, const unsigned char *x, size_t pad)
         ref_val g = {.f64 = got}, w = {.f64 = want};
         char gs[96], ws[96];
         if (!ref_is_float(c->dt)) {
-            CHECK(ref_bits_equal(REDSCAN_FLOAT64, g, w), "%s: got %s, want %s", what, fmtv(REDSCAN_FLOAT64, g, gs),
-                  fmtv(REDSCAN_FLOAT64, w, ws));
+            CHECK(ref_bits_equal(REDSCAN_FLOAT64, g, w), "%s: got %s, want %s", what, h_fmt(REDSCAN_FLOAT64, g, gs),
+                  h_fmt(REDSCAN_FLOAT64, w, ws));
         } else {
             ref_ld_acc acc;
             ref_ld_init(&acc, REDSCAN_SUM);
@@ -862,7 +852,7 @@ static void run_mean(const rcase *c, const unsigned char *x, size_t pad)
             if (h_exact_order())
                 CHECK(ref_result_equal(REDSCAN_SUM, REDSCAN_FLOAT64, g, w),
                       "%s: got %s, documented order (sum in float64) / n gives %s", what,
-                      fmtv(REDSCAN_FLOAT64, g, gs), fmtv(REDSCAN_FLOAT64, w, ws));
+                      h_fmt(REDSCAN_FLOAT64, g, gs), h_fmt(REDSCAN_FLOAT64, w, ws));
         }
     }
     if (b) {
@@ -898,10 +888,10 @@ static void run_argext(const rcase *c, const unsigned char *x, size_t pad)
         ref_val wv = ref_load(c->dt, x, (size_t)want);
         char gs[96], ws[96];
         CHECK(idx == want, "%s: index %" PRIu64 " (value %s), want %" PRIu64 " (value %s)", what, idx,
-              idx < n ? fmtv(c->dt, ref_load(c->dt, x, (size_t)idx), gs) : "out of range", want, fmtv(c->dt, wv, ws));
+              idx < n ? h_fmt(c->dt, ref_load(c->dt, x, (size_t)idx), gs) : "out of range", want, h_fmt(c->dt, wv, ws));
         if (c->want_value) {
             ref_val g = ref_load(c->dt, val, 0);
-            CHECK(ref_bits_equal(c->dt, g, wv), "%s: value %s, want %s", what, fmtv(c->dt, g, gs), fmtv(c->dt, wv, ws));
+            CHECK(ref_bits_equal(c->dt, g, wv), "%s: value %s, want %s", what, h_fmt(c->dt, g, gs), h_fmt(c->dt, wv, ws));
             CHECK(all_a5(val + es, sizeof val - es), "%s wrote past the value", what);
         }
     }
@@ -947,7 +937,7 @@ static void run_topk(const rcase *c, const unsigned char *x, size_t pad)
             if (!ok && bad++ < 3) {
                 char gs[96], ws[96];
                 CHECK(0, "%s: rank %zu: got %s at index %" PRIu64 ", want %s at index %" PRIu64, what, i,
-                      fmtv(c->dt, g, gs), ip ? idx[i] : UINT64_MAX, fmtv(c->dt, w, ws), wi[i]);
+                      h_fmt(c->dt, g, gs), ip ? idx[i] : UINT64_MAX, h_fmt(c->dt, w, ws), wi[i]);
             }
         }
         CHECK(bad == 0, "%s: %zu of %zu ranks differ", what, bad, k);
