@@ -506,7 +506,10 @@ int main(void)
         const redscan_dtype dt = ALL_DTYPES[di];
         if (!usable(dt)) continue;
         for (int op = 0; op < 4; op++) {
-            if (L == 0 && (di + (size_t)op) % 3 != 0) continue;
+            /* PoCL compiles one program per (dtype, op): a quarter of the pairs at level 1 (the CI's first pass),
+             * an eighth at level 0 (its second and third), rotating so that every dtype and every op is met;
+             * all of them at level 2 */
+            if (L < 2 && (di + (size_t)op) % (L == 0 ? 8 : 4) != 0) continue;
             const size_t v = di + (size_t)op;
             opts o = {(int)(v % 2), (int)((v / 2) % 2), 0, 0, v % 4 == 0 ? 1 : 0};
             scan_case((redscan_op)op, dt, dt, LAY_MIXED, OFF_DTYPES[v % 4], 64, mixed_big, o);
@@ -520,7 +523,7 @@ int main(void)
             const int nw = ref_widenings(dt, wide);
             for (int w = 0; w < nw; w++) {
                 if (!usable(wide[w])) continue;
-                if (L < 2 && (v + (size_t)w) % (L == 0 ? 8 : 3) != 0) continue;
+                if (L < 2 && (v + (size_t)w) % (L == 0 ? 4 : 2) != 0) continue;
                 const opts ow = {(int)(w % 2), 1, 0, 0, 0};
                 scan_case((redscan_op)op, dt, wide[w], LAY_MIXED, REDSCAN_INT64, 64, 3 * 2048 + 5, ow);
             }
