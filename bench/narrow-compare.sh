@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-/tmp/narrow_compare}
 nvcc -O3 -std=c++17 -arch=sm_90 -Iapi/include bench/narrow_compare.cu -o "$BIN" -L"$LIB" -l:libredscan.so.0 \
     -Xlinker -rpath="$LIB"
-for e in "${@:-24 28}"; do "$BIN" $((1 << e)) 20; done
+for e in ${@:-24 28}; do "$BIN" $((1 << e)) 20; done

@@ -4,6 +4,8 @@
 #ifndef RS_SCAN_IO_CUH
 #define RS_SCAN_IO_CUH
 
+#include <stdint.h>
+
 #include "common.cuh"
 
 /* s[k] = in[base + k] as T for k < section (identity past n); coalesced: thread t takes k = t, t+256, ...
@@ -23,6 +25,85 @@ template <typename T, class Op, typename DST>
 __device__ __forceinline__ void rs_scan_store(DST out, const T *s, rs_u64 base, rs_u64 n, unsigned section,
                                               int exclusive, T seed, int seeded)
 {
+    for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
+        const rs_u64 g = base + k;
+        if (g < n) {
+            const T l = exclusive ? (k == 0 ? Op::identity() : s[k - 1]) : s[k];
+            rs_put(out, g, rs_out<Op>(seeded ? Op::combine(seed, l) : l));
+        }
+    }
+}
+
+/* ---- narrow input and output (rs_nsrc / rs_ndst, common.cuh), CUDA-only ----
+ * One or two bytes per thread per access is a fraction of what the memory system moves per instruction: the narrow
+ * scans ran at 0.21-0.33 of the copy on the H100 that way (docs/PERFORMANCE.md, "Narrow types on the H100"). For a
+ * full section of RS_SCAN_VEC_ITEMS values per thread (the coarsened block), thread t instead reads and writes
+ * values 8t .. 8t+7 of the section with one 8- or 16-byte access. Which thread moves which value changes, nothing
+ * else: s[] holds the same values at the same places (the block scans begin with a barrier), and every output is
+ * the same expression of s[] as in the element loops above. A partial section, another block size or an input
+ * or output that is not 16-byte aligned (a sub-buffer) takes those loops. */
+#define RS_SCAN_VEC_ITEMS 8
+
+template <typename N, typename T>
+__device__ __forceinline__ void rs_narrow_read_vec(const void *p, rs_u64 first, T (&x)[RS_SCAN_VEC_ITEMS])
+{
+    typedef rs_vecn<RS_SCAN_VEC_ITEMS, N> V;
+    const V v = *reinterpret_cast<const V *>(static_cast<const N *>(p) + first);
+#pragma unroll
+    for (unsigned k = 0; k < RS_SCAN_VEC_ITEMS; k++) x[k] = (T)v.v[k];
+}
+
+template <typename W, typename T>
+__device__ __forceinline__ void rs_narrow_write_vec(void *p, int kind, rs_u64 first, const T (&y)[RS_SCAN_VEC_ITEMS])
+{
+    typedef rs_vecn<RS_SCAN_VEC_ITEMS, W> V;
+    V v;
+#pragma unroll
+    for (unsigned k = 0; k < RS_SCAN_VEC_ITEMS; k++) v.v[k] = (W)rs_narrow_of<T>::bits(kind, y[k]);
+    *reinterpret_cast<V *>(static_cast<W *>(p) + first) = v;
+}
+
+__device__ __forceinline__ bool rs_scan_vec_ok(const void *p, rs_u64 base, rs_u64 n, unsigned section)
+{
+    return section == RS_SCAN_VEC_ITEMS * RS_GROUP && base + section <= n && ((uintptr_t)p & 15u) == 0;
+}
+
+template <typename T, class Op>
+__device__ __forceinline__ void rs_scan_load(T *s, const rs_nsrc<T> in, rs_u64 base, rs_u64 n, unsigned section)
+{
+    if (rs_scan_vec_ok(in.p, base, n, section)) { /* uniform across the block */
+        T x[RS_SCAN_VEC_ITEMS];
+        const rs_u64 first = base + (rs_u64)threadIdx.x * RS_SCAN_VEC_ITEMS;
+        if (in.kind == 0) rs_narrow_read_vec<typename rs_narrow_of<T>::A>(in.p, first, x);
+        else rs_narrow_read_vec<typename rs_narrow_of<T>::B>(in.p, first, x);
+        rs_shared_write<RS_SCAN_VEC_ITEMS>(s + threadIdx.x * RS_SCAN_VEC_ITEMS, x);
+        return;
+    }
+    for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
+        const rs_u64 g = base + k;
+        s[k] = g < n ? rs_load<T>(in, g) : Op::identity();
+    }
+}
+
+template <typename T, class Op>
+__device__ __forceinline__ void rs_scan_store(const rs_ndst<T> out, const T *s, rs_u64 base, rs_u64 n,
+                                              unsigned section, int exclusive, T seed, int seeded)
+{
+    if (out.kind >= 0 && rs_scan_vec_ok(out.p, base, n, section)) { /* a narrow output, uniform */
+        const unsigned t = threadIdx.x;
+        T x[RS_SCAN_VEC_ITEMS], y[RS_SCAN_VEC_ITEMS];
+        rs_shared_read<RS_SCAN_VEC_ITEMS>(s + t * RS_SCAN_VEC_ITEMS, x);
+        const T before = t ? s[t * RS_SCAN_VEC_ITEMS - 1] : Op::identity(); /* exclusive's value at k = 8t */
+#pragma unroll
+        for (unsigned k = 0; k < RS_SCAN_VEC_ITEMS; k++) {
+            const T l = exclusive ? (k == 0 ? before : x[k - 1]) : x[k];
+            y[k] = rs_out<Op>(seeded ? Op::combine(seed, l) : l);
+        }
+        const rs_u64 first = base + (rs_u64)t * RS_SCAN_VEC_ITEMS;
+        if (rs_narrow_of<T>::size(out.kind) == 1) rs_narrow_write_vec<unsigned char>(out.p, out.kind, first, y);
+        else rs_narrow_write_vec<unsigned short>(out.p, out.kind, first, y);
+        return;
+    }
     for (unsigned k = threadIdx.x; k < section; k += RS_GROUP) {
         const rs_u64 g = base + k;
         if (g < n) {

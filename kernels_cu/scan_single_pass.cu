@@ -176,13 +176,14 @@ __device__ __forceinline__ bool rs_sp_older_windows(rs_sp_word_t *slots, rs_u64 
  * same operands, same order, same bits). Lane l polls tile slot 32g + l (l < p) and then group slot g - 32 + l
  * (group -1 reads as init with INC, older ones ABSENT), `spins` polls each. W = S[32g] (+) ... (+) S[j-1] and
  * A(g-1) = the nearest INC (+) the totals after it are folded left to right from shuffled values, by every lane
- * alike; a window of totals only continues in older windows (rs_sp_older_windows). The last tile of a group
- * publishes T(g) = W (+) S[j] before it reads the group slots (the next group waits for it). Returns true (all
+ * alike; a window of totals only continues in older windows (rs_sp_older_windows). A ticket that holds the last
+ * tile of a group (`closes`) publishes T(g) = total(W), W folded on with its tiles' aggregates left to right,
+ * before it reads the group slots (the next group waits for it). Returns true (all
  * lanes) with *w and *a; false if something is missing, and then the tile half of the window is in wst / wv for
  * the slow path. */
-template <typename T, class Op, unsigned WINDOWS>
-__device__ __forceinline__ bool rs_sp_warp_lookback(rs_sp_word_t *slots, rs_u64 tiles, rs_u64 g, unsigned p, T own,
-                                                    bool has_next, T own_next, unsigned spins, T init, unsigned *wst,
+template <typename T, class Op, unsigned WINDOWS, class Close>
+__device__ __forceinline__ bool rs_sp_warp_lookback(rs_sp_word_t *slots, rs_u64 tiles, rs_u64 g, unsigned p,
+                                                    bool closes, Close total, unsigned spins, T init, unsigned *wst,
                                                     T *wv, T *w, T *a)
 {
     const unsigned l = threadIdx.x, all = 0xffffffffu;
@@ -196,9 +197,7 @@ __device__ __forceinline__ bool rs_sp_warp_lookback(rs_sp_word_t *slots, rs_u64 
             const T x = __shfl_sync(all, tv, q);
             if (q < p) acc = q ? Op::combine(acc, x) : x;
         }
-        if (p == RS_SP_GROUP - 1 && l == 0) rs_sp_put<T>(slots, tiles + g, RS_SP_AGG, Op::combine(acc, own));
-        if (has_next && p == RS_SP_GROUP - 2 && l == 0) /* p > 0 here, so W(j + 1) = W(j) (+) S[j] */
-            rs_sp_put<T>(slots, tiles + g, RS_SP_AGG, Op::combine(Op::combine(acc, own), own_next));
+        if (closes && l == 0) rs_sp_put<T>(slots, tiles + g, RS_SP_AGG, total(acc));
         *w = acc;
         T gv;
         unsigned gs = rs_sp_group_poll<T>(slots, tiles, g, 0, l, init, spins, &gv);
@@ -381,9 +380,12 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
                 rs_sp_put<T>(slots, j, RS_SP_AGG, own);
                 if (two) rs_sp_put<T>(slots, j + 1, RS_SP_AGG, own_next);
             }
-            const bool ok = rs_sp_warp_lookback<T, Op, rs_sp_windows<B>::value>(slots, tiles, g, p, own, two,
-                                                                                 own_next, spins, init, wst, wv,
-                                                                                 &w, &a);
+            /* the ticket closes its group: T(g) = W (+) S[j] (PER = 1), (W (+) S[j]) (+) S[j + 1] (PER = 2;
+             * p > 0 there, so W(j + 1) = W(j) (+) S[j]) */
+            const bool closes = p == RS_SP_GROUP - 1 || (two && p == RS_SP_GROUP - 2);
+            const auto total = [&](T wj) { return two ? Op::combine(Op::combine(wj, own), own_next) : Op::combine(wj, own); };
+            const bool ok = rs_sp_warp_lookback<T, Op, rs_sp_windows<B>::value>(slots, tiles, g, p, closes, total,
+                                                                                 spins, init, wst, wv, &w, &a);
             if (t == 0) ok_l = ok;
         }
         __syncthreads();
@@ -429,6 +431,195 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
     }
 }
 
+/* ---- a narrow input with the coarsened block, CUDA-only: the same bits, the data in registers ----
+ * A section of int8 is 2 KiB: at 2^28 the scan above spent the same time per tile whatever the element size (int8
+ * 0.69 ms, int32 0.88 ms for the same 131072 tiles on the H100), so the narrow scans ran at a fifth of the copy.
+ * This kernel takes PER consecutive tiles per ticket (as scan_single_pass's PER = 2 does, one look-back for all of
+ * them) and keeps them in registers instead of shared memory: thread t reads values 8t .. 8t+7 of each tile, its
+ * coarsened sub-section, with one 8- or 16-byte load, scans them in place (phase 1), and phase 2 runs over the
+ * PER tiles' 256 totals at once (one warp per tile where rs_coarse_phase2_in_warp says, else the Kogge-Stone
+ * steps for all tiles between the same barriers). Phases 1-3 combine exactly the operands of rs_block_scan_coarse
+ * in its order, the prefixes of the PER tiles are those of scan_single_pass (W(j+q+1) = W(j+q) (+) S[j+q]), and
+ * the output is the same expression, so the bits are scan_single_pass's for every PER. 4-byte T only (the narrow
+ * types combine in 32 bits; a widening to 64 bits keeps the kernel above). */
+#define RS_SPN_PER 4u /* tiles per ticket: 8 KiB of int8 / 16 KiB of 16-bit input; a warp per tile in phase 2 */
+#define RS_SPN_MIN_BLOCKS 4 /* per SM: at most 64 registers (8 tiles per ticket took 128, 2 blocks per SM: int8 0.30
+                             * of the copy at 2^28) */
+static_assert(RS_SPN_PER <= RS_GROUP / 32 && RS_SP_GROUP % RS_SPN_PER == 0, "a warp per tile; tickets within a group");
+
+/* Values 8t .. 8t+7 of the tile at base (the identity past n, as rs_scan_load pads). */
+template <typename T, class Op>
+__device__ __forceinline__ void rs_spn_load(const rs_nsrc<T> in, rs_u64 base, rs_u64 n, bool full,
+                                            T (&x)[RS_COARSE_ITEMS])
+{
+    const rs_u64 first = base + (rs_u64)threadIdx.x * RS_COARSE_ITEMS;
+    if (full) { /* uniform; the launcher checked the alignment */
+        if (in.kind == 0) rs_narrow_read_vec<typename rs_narrow_of<T>::A>(in.p, first, x);
+        else rs_narrow_read_vec<typename rs_narrow_of<T>::B>(in.p, first, x);
+    } else {
+#pragma unroll
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) x[k] = first + k < n ? rs_load<T>(in, first + k) : Op::identity();
+    }
+}
+
+/* out[8t + k] of a tile from its scanned sub-section x (exclusive: before = the previous sub-section's total). */
+template <typename T, class Op>
+__device__ __forceinline__ void rs_spn_store(const rs_ndst<T> out, rs_u64 base, rs_u64 n, bool full,
+                                             const T (&x)[RS_COARSE_ITEMS], T before, int exclusive, T seed)
+{
+    T y[RS_COARSE_ITEMS];
+#pragma unroll
+    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+        y[k] = rs_out<Op>(Op::combine(seed, exclusive ? (k == 0 ? before : x[k - 1]) : x[k]));
+    const rs_u64 first = base + (rs_u64)threadIdx.x * RS_COARSE_ITEMS;
+    if (full && out.kind >= 0) {
+        if (rs_narrow_of<T>::size(out.kind) == 1) rs_narrow_write_vec<unsigned char>(out.p, out.kind, first, y);
+        else rs_narrow_write_vec<unsigned short>(out.p, out.kind, first, y);
+    } else if (full) { /* a wide output (a widening scan): 32 bytes */
+        rs_shared_write<RS_COARSE_ITEMS>(static_cast<T *>(out.p) + first, y); /* 16-byte vector stores */
+    } else {
+#pragma unroll
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+            if (first + k < n) rs_put(out, first + k, y[k]);
+    }
+}
+
+template <typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
+    scan_single_pass_narrow(const rs_nsrc<T> in, const rs_ndst<T> out, rs_sp_word_t *flags, rs_u64 n, int exclusive,
+                            T init, unsigned spins, int inplace)
+{
+    const unsigned PER = RS_SPN_PER, SECTION = RS_SECTION_COARSE;
+    __shared__ __align__(16) T aux[RS_SPN_PER][RS_GROUP];
+    __shared__ __align__(16) T r[RS_GROUP];
+    __shared__ unsigned wst[RS_SP_GROUP];
+    __shared__ T wv[RS_SP_GROUP];
+    __shared__ rs_u64 tile_l, cmd_l;
+    __shared__ int ok_l;
+    __shared__ T p_l[RS_SPN_PER];
+    const unsigned t = threadIdx.x;
+    const rs_u64 tiles = (n + (SECTION - 1)) / SECTION;
+    rs_sp_word_t *slots = flags + RS_SP_SLOT_BASE;
+    for (;;) {
+        if (t == 0) tile_l = atomicAdd(flags, 1ull);
+        __syncthreads();
+        const rs_u64 j = tile_l * PER;
+        if (j >= tiles) break;
+        const unsigned cnt = (unsigned)min((rs_u64)PER, tiles - j); /* tiles in this ticket, uniform */
+        const rs_u64 g = j / RS_SP_GROUP;
+        const unsigned p = (unsigned)(j % RS_SP_GROUP);
+        T x[RS_SPN_PER][RS_COARSE_ITEMS];
+#pragma unroll
+        for (unsigned q = 0; q < PER; q++)
+            if (q < cnt) rs_spn_load<T, Op>(in, (j + q) * SECTION, n, (j + q + 1) * SECTION <= n, x[q]);
+        /* phase 1: each sub-section scanned left to right */
+#pragma unroll
+        for (unsigned q = 0; q < PER; q++) {
+            if (q < cnt) {
+                T acc = x[q][0];
+#pragma unroll
+                for (unsigned k = 1; k < RS_COARSE_ITEMS; k++) {
+                    acc = Op::combine(acc, x[q][k]);
+                    x[q][k] = acc;
+                }
+                aux[q][t] = acc;
+            }
+        }
+        /* phase 2 over every tile's totals */
+        if (rs_coarse_phase2_in_warp<T, Op>::value) {
+            __syncthreads();
+            if (t / 32 < cnt) rs_kogge_stone_256_warp<Op>(aux[t / 32]);
+        } else {
+            for (unsigned d = 1; d < RS_GROUP; d <<= 1) {
+                __syncthreads();
+                T temp[RS_SPN_PER];
+#pragma unroll
+                for (unsigned q = 0; q < PER; q++)
+                    if (q < cnt && t >= d) temp[q] = Op::combine(aux[q][t - d], aux[q][t]);
+                __syncthreads();
+#pragma unroll
+                for (unsigned q = 0; q < PER; q++)
+                    if (q < cnt && t >= d) aux[q][t] = temp[q];
+            }
+        }
+        __syncthreads();
+        /* phase 3, and each tile's aggregate S[j + q] = its scan's last value */
+        T own[RS_SPN_PER], before[RS_SPN_PER];
+#pragma unroll
+        for (unsigned q = 0; q < PER; q++) {
+            if (q < cnt) {
+                before[q] = t ? aux[q][t - 1] : Op::identity();
+                if (t > 0) {
+#pragma unroll
+                    for (unsigned k = 0; k < RS_COARSE_ITEMS - 1; ++k) x[q][k] = Op::combine(before[q], x[q][k]);
+                }
+                x[q][RS_COARSE_ITEMS - 1] = aux[q][t];
+                own[q] = aux[q][RS_GROUP - 1];
+            } else {
+                before[q] = own[q] = Op::identity();
+            }
+        }
+        const bool closes = cnt == PER && p + PER == RS_SP_GROUP;
+        T w = Op::identity(), a = init; /* thread 0's */
+        if (t < 32) {
+            if (t == 0) {
+#pragma unroll
+                for (unsigned q = 0; q < PER; q++)
+                    if (q < cnt) rs_sp_put<T>(slots, j + q, RS_SP_AGG, own[q]);
+            }
+            const auto total = [&](T wj) { /* closes: p = 32 - PER > 0, so W(j) is not empty */
+                T v = wj;
+#pragma unroll
+                for (unsigned q = 0; q < PER; q++) v = Op::combine(v, own[q]);
+                return v;
+            };
+            const bool ok = rs_sp_warp_lookback<T, Op, 1>(slots, tiles, g, p, closes, total, spins, init, wst, wv, &w, &a);
+            if (t == 0) ok_l = ok;
+        }
+        __syncthreads();
+        if (!ok_l) {
+            rs_sp_slow<T> st;
+            if (t == 0) {
+                st.phase = RS_SP_PH_W;
+                st.pending = 0;
+                st.l = 0;
+                st.gg = 0;
+                st.tile = 0;
+                st.w = st.a = st.tot = Op::identity();
+            }
+            T red = Op::identity();
+            for (;;) {
+                if (t == 0) cmd_l = rs_sp_slow_step<T, Op>(&st, slots, tiles, g, p, own[0], wst, wv, red, spins, inplace, init);
+                __syncthreads();
+                const rs_u64 c = cmd_l;
+                if (c == RS_SP_DONE) break;
+                red = rs_sp_reduce_tile<rs_nsrc<T>, T, Op>(in, r, c, n, SECTION, inplace);
+            }
+            if (t == 0) {
+                w = st.w;
+                a = st.a;
+            }
+        }
+        if (t == 0) { /* W(j + q + 1) = W(j + q) (+) S[j + q], W(j) empty when p = 0 */
+            T wq = w;
+#pragma unroll
+            for (unsigned q = 0; q < PER; q++) {
+                if (q < cnt) p_l[q] = p + q ? Op::combine(a, wq) : a;
+                wq = p + q ? Op::combine(wq, own[q]) : own[q];
+            }
+            if (closes) rs_sp_put<T>(slots, tiles + g, RS_SP_INC, Op::combine(a, wq));
+        }
+        __syncthreads();
+        if (inplace) __threadfence(); /* every S[j + q] is published before any of its input is overwritten */
+#pragma unroll
+        for (unsigned q = 0; q < PER; q++)
+            if (q < cnt)
+                rs_spn_store<T, Op>(out, (j + q) * SECTION, n, (j + q + 1) * SECTION <= n, x[q], before[q], exclusive,
+                                    p_l[q]);
+        __syncthreads();
+    }
+}
+
 /* ---- launcher ---- */
 
 template <class F> static cudaError_t rs_sp_dispatch_block(int block, F f)
@@ -459,8 +650,18 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
             const D dst = rs_scan_dst<X, T>::make(out, out_dtype);
             T init_v;
             memcpy(&init_v, init, sizeof init_v);
-            /* A narrow input takes one tile per ticket whatever per says (one instance fewer per T for nvcc; per
-             * never changes the bits). */
+            /* A narrow input with the coarsened block and aligned buffers: scan_single_pass_narrow (same bits);
+             * otherwise one tile per ticket whatever per says (one instance fewer per T for nvcc; per never changes
+             * the bits). */
+            if constexpr (rs_is_nmark<X>::value && sizeof(T) == 4) {
+                if (block == 4 && ((uintptr_t)in | (uintptr_t)out) % 16 == 0) {
+                    const rs_u64 tickets = (n + RS_SPN_PER * RS_SECTION_COARSE - 1) / (RS_SPN_PER * RS_SECTION_COARSE);
+                    const unsigned blocks = tickets < grid ? (unsigned)tickets : grid; /* n > 0: tickets >= 1 */
+                    scan_single_pass_narrow<T, Op><<<blocks, RS_GROUP, 0, stream>>>(
+                        src, dst, flags, n, exclusive, init_v, spins, inplace);
+                    return rs_launched();
+                }
+            }
             if constexpr (!rs_is_nmark<X>::value) {
                 if (per == 2) {
                     scan_single_pass<B, S, D, T, Op, 2><<<grid, RS_GROUP, 0, stream>>>(src, dst, flags, n, exclusive,

@@ -91,6 +91,19 @@ template <typename T, class Op> __device__ __forceinline__ T rs_seg_empty()
     return rs_type_info<T>::is_float && Op::code == RS_SUM ? (T)0 : Op::identity();
 }
 
+/* The empty value as stored in the output. A narrow integer output of min / max takes its own type's extreme (127
+ * for an int8 min): the low bits of T's identity (INT_MAX) would read -1. The OpenCL twin's RS_SEG_EMPTY is built
+ * in the output type and has it so. */
+template <typename T, class Op> __device__ __forceinline__ T rs_seg_empty_for(const T *) { return rs_seg_empty<T, Op>(); }
+template <typename T, class Op> __device__ __forceinline__ T rs_seg_empty_for(const rs_ndst<T> d)
+{
+    if (d.kind < 0 || rs_type_info<T>::is_float || (Op::code != RS_MIN && Op::code != RS_MAX))
+        return rs_seg_empty<T, Op>();
+    const bool is_signed = (T)-1 < (T)0;
+    const long long top = d.kind == 0 ? (is_signed ? 127 : 255) : (is_signed ? 32767 : 65535);
+    return (T)(Op::code == RS_MIN ? top : is_signed ? -top - 1 : 0);
+}
+
 /* ---------------------------------------------------------------- reduce */
 
 template <typename Src, typename Dst, typename T, class Op>
@@ -106,7 +119,7 @@ __global__ void __launch_bounds__(RS_GROUP)
         const int what = rs_seg_slot(offsets, kind, S, level, j, &seg, &base, &cnt); /* the same in every lane */
         if (what == 0) continue;
         if (what == 3) {
-            if (lane == 0) rs_put(out, seg, rs_seg_empty<T, Op>());
+            if (lane == 0) rs_put(out, seg, rs_seg_empty_for<T, Op>(out));
             continue;
         }
         T acc[RS_SEG_ROWS];

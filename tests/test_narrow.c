@@ -8,7 +8,9 @@
  *      bits, every reduction algorithm and every scan block x grid, inclusive and exclusive with init, edge values
  *      (INT8_MIN, INT16_MAX, ...) in the data;
  *   4. float16 / bfloat16 min / max with the extremes (65504, subnormals, infinities, a NaN), every algorithm;
- *   5. argmin / argmax and top-k of all six types (ties, NaN), mean, and the _async forms.
+ *   5. argmin / argmax and top-k of all six types (ties, NaN), mean, and the _async forms;
+ *   6. float16 / bfloat16 sum and max scans over 37 look-back groups of random values, bit for bit against the
+ *      documented AUTO order.
  * A backend without narrow kernels refuses them with REDSCAN_ERR_UNSUPPORTED: the program then reports a skip with
  * that reason, never a pass. */
 #include <math.h>
@@ -473,6 +475,59 @@ static void selection(void)
     }
 }
 
+/* ---- 6. float16 / bfloat16 scans across many look-back groups, bit for bit ----
+ * Random finite patterns (every exponent), so the float32 partial sums round and their order shows: the result must
+ * be the documented AUTO order's bits (h_scan_emulate), not merely close. n spans 37 groups of 32 tiles of 2048 and
+ * ends in a partial tile, so the CUDA backend's narrow single-pass kernel (several tiles per ticket) crosses group
+ * boundaries, closes groups and runs a partial last ticket. sum takes the one-warp phase 2, max the barrier steps. */
+static void long_scans(void)
+{
+    enum { N = 37 * 32 * 2048 + 1001 };
+    const size_t n = h_level() == 0 ? N : 3 * N;
+    uint16_t *x = malloc(n * 2);
+    unsigned char *got = malloc(n * 4), *want = malloc(n * 4);
+    if (!x || !got || !want) {
+        CHECK(0, "out of host memory");
+        free(x), free(got), free(want);
+        return;
+    }
+    static const redscan_op ops[] = {REDSCAN_SUM, REDSCAN_MAX};
+    for (size_t d = 0; d < 2; d++) {
+        const redscan_dtype dt = k_floats[d];
+        h_rng r;
+        h_rng_init(&r, h_seed(61, d, n, 0, 0, 0));
+        for (size_t i = 0; i < n; i++) {
+            /* sign and mantissa random; float16 |x| below 16 (exponent fields 0 .. 18: subnormals too), bfloat16 in
+             * [2^-16, 2^16), so that the running sums stay finite in the narrow output */
+            const uint16_t b = (uint16_t)h_rng_u64(&r);
+            const unsigned e = (unsigned)h_rng_below(&r, dt == REDSCAN_FLOAT16 ? 19 : 32);
+            x[i] = dt == REDSCAN_FLOAT16 ? (uint16_t)((b & 0x83ffu) | e << 10) : (uint16_t)((b & 0x807fu) | (111u + e) << 7);
+        }
+        for (size_t o = 0; o < 2; o++)
+            for (int out_f32 = 0; out_f32 < 2; out_f32++)
+                for (int excl = 0; excl < 2; excl++) {
+                    const redscan_op op = ops[o];
+                    const redscan_dtype odt = out_f32 ? REDSCAN_FLOAT32 : dt;
+                    if (!h_case("%s %s -> %s, n = %zu, %s AUTO scan", redscan_dtype_name(dt), redscan_op_name(op),
+                                redscan_dtype_name(odt), n, excl ? "exclusive (init 1.5)" : "inclusive"))
+                        continue;
+                    const float init_f = 1.5f;
+                    const uint16_t init_h = f32_to_narrow(dt, init_f);
+                    const void *init = !excl ? NULL : out_f32 ? (const void *)&init_f : (const void *)&init_h;
+                    redscan_scan_desc sd = {op, dt, out_f32 ? odt : (redscan_dtype)0, excl, init, REDSCAN_BLOCK_AUTO,
+                                            REDSCAN_GRID_AUTO, 0};
+                    if (!CHECK_OK(redscan_scan_host_ex(h_ctx, &sd, x, got, n), "scan")) continue;
+                    h_scan_emulate(REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, op, dt, odt, excl, init, x, want, n);
+                    const size_t es = redscan_dtype_size(odt);
+                    size_t bad = 0, first = 0;
+                    for (size_t i = 0; i < n; i++)
+                        if (memcmp(got + i * es, want + i * es, es) && bad++ == 0) first = i;
+                    CHECK(bad == 0, "%zu outputs differ from the documented order's bits (first at %zu)", bad, first);
+                }
+    }
+    free(x), free(got), free(want);
+}
+
 int main(void)
 {
     h_open("test_narrow");
@@ -489,5 +544,6 @@ int main(void)
     if (h_shard(2)) integers();
     if (h_shard(3)) float_extremes();
     if (h_shard(4)) selection();
+    if (h_shard(5)) long_scans();
     return h_done();
 }
