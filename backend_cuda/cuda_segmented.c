@@ -188,9 +188,12 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
     }
     const uint64_t slots = S + (uint64_t)n / RS_SEG_SCAN_TILE;
     bytes[4] = bytes[5] = bytes[6] = (size_t)slots * tsize;
-    void *before = part[0];
+    /* The scratch made anew (it grew) has lost the offsets: make them again. Its size tells, not its address: a
+     * cudaFree followed by a larger cudaMalloc can return the same address with other contents (the H100 did, and
+     * the first scan by key of test_segmented_scan then wrote nothing). */
+    const size_t had = c->scratch_bytes;
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
-    if (part[0] != before) /* the scratch was made anew: its offsets are gone, make them again */
+    if (c->scratch_bytes != had)
         RS_CUDA_TRY(rs_seg_launched(ctx,
                                     rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], part[3],
                                                       !wait_ok, grid_blocks, grid_pad, c->stream),
