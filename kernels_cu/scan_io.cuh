@@ -40,8 +40,8 @@ __device__ __forceinline__ void rs_scan_store(DST out, const T *s, rs_u64 base, 
  * full section of RS_SCAN_VEC_ITEMS values per thread (the coarsened block), thread t instead reads and writes
  * values 8t .. 8t+7 of the section with one 8- or 16-byte access. Which thread moves which value changes, nothing
  * else: s[] holds the same values at the same places (the block scans begin with a barrier), and every output is
- * the same expression of s[] as in the element loops above. A partial section, another block size or an input
- * or output that is not 16-byte aligned (a sub-buffer) takes those loops. */
+ * the same expression of s[] as in the element loops above. A partial section, another block size or a section
+ * that does not start on 16 bytes (a sub-buffer, a segment of a segmented scan) takes those loops. */
 #define RS_SCAN_VEC_ITEMS 8
 
 template <typename N, typename T>
@@ -63,15 +63,18 @@ __device__ __forceinline__ void rs_narrow_write_vec(void *p, int kind, rs_u64 fi
     *reinterpret_cast<V *>(static_cast<W *>(p) + first) = v;
 }
 
-__device__ __forceinline__ bool rs_scan_vec_ok(const void *p, rs_u64 base, rs_u64 n, unsigned section)
+/* A full section of the vector size whose first value (element `base` of `size` bytes at p) is 16-byte aligned: the
+ * grid scans' sections start at multiples of 2048, but the segmented scans' start where a segment does. */
+__device__ __forceinline__ bool rs_scan_vec_ok(const void *p, unsigned size, rs_u64 base, rs_u64 n, unsigned section)
 {
-    return section == RS_SCAN_VEC_ITEMS * RS_GROUP && base + section <= n && ((uintptr_t)p & 15u) == 0;
+    return section == RS_SCAN_VEC_ITEMS * RS_GROUP && base + section <= n &&
+           (((uintptr_t)p + base * size) & 15u) == 0;
 }
 
 template <typename T, class Op>
 __device__ __forceinline__ void rs_scan_load(T *s, const rs_nsrc<T> in, rs_u64 base, rs_u64 n, unsigned section)
 {
-    if (rs_scan_vec_ok(in.p, base, n, section)) { /* uniform across the block */
+    if (rs_scan_vec_ok(in.p, rs_narrow_of<T>::size(in.kind), base, n, section)) { /* uniform across the block */
         T x[RS_SCAN_VEC_ITEMS];
         const rs_u64 first = base + (rs_u64)threadIdx.x * RS_SCAN_VEC_ITEMS;
         if (in.kind == 0) rs_narrow_read_vec<typename rs_narrow_of<T>::A>(in.p, first, x);
@@ -89,7 +92,7 @@ template <typename T, class Op>
 __device__ __forceinline__ void rs_scan_store(const rs_ndst<T> out, const T *s, rs_u64 base, rs_u64 n,
                                               unsigned section, int exclusive, T seed, int seeded)
 {
-    if (out.kind >= 0 && rs_scan_vec_ok(out.p, base, n, section)) { /* a narrow output, uniform */
+    if (out.kind >= 0 && rs_scan_vec_ok(out.p, rs_narrow_of<T>::size(out.kind), base, n, section)) { /* uniform */
         const unsigned t = threadIdx.x;
         T x[RS_SCAN_VEC_ITEMS], y[RS_SCAN_VEC_ITEMS];
         rs_shared_read<RS_SCAN_VEC_ITEMS>(s + t * RS_SCAN_VEC_ITEMS, x);
