@@ -126,6 +126,17 @@ cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int o
  * gets this level's partials at their slots; out the finished segments (out_dtype, narrow included). */
 cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned long long num_segments, unsigned long long n,
                             unsigned *flags, unsigned grid, cudaStream_t stream);
+/* Segmented scan (segmented_scan.cu): seg_scan_totals, _groups, _chain and _out in that order on the stream; init:
+ * one value of the compute type; tot, gsum, acar: `slots` T values each; grid_slots blocks for the slot kernels,
+ * grid_segments for the chain (a thread per segment). */
+cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, const void *init, const void *in,
+                           void *out, int kind, const void *offsets, unsigned long long num_segments,
+                           const unsigned *flags, void *tot, void *gsum, void *acar, unsigned long long slots,
+                           unsigned grid_slots, unsigned grid_segments, cudaStream_t stream);
+/* Scan by key (segmented_scan.cu): byk_count, byk_prefix, byk_scatter (and byk_pad when pad) make the runs' UINT64
+ * offsets (n + 1 entries), the run count into *runs; cnt, pre: ceil(n / 2048) uint64 each. */
+cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets, void *cnt, void *pre,
+                              void *runs, int pad, unsigned grid_blocks, unsigned grid_pad, cudaStream_t stream);
 cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned level, const void *src, int kind,
                              const void *offsets, unsigned long long num_segments, void *part, void *out,
                              const unsigned *flags, unsigned long long slots, unsigned grid, cudaStream_t stream);

@@ -124,6 +124,91 @@ redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, i
     return REDSCAN_OK;
 }
 
+/* Segmented scan (kernels_cu/segmented_scan.cu): the fault word zeroed, seg_check, then the four kernels of
+ * rs_cu_seg_scan, as ocl_segmented.c launches them. Scratch: three arrays of `slots` T values. */
+redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
+                                      redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
+{
+    RS_CUDA_TRY(rs_cuda_use(ctx));
+    rs_cuda *c = rs_cuda_of(ctx);
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "segmented scan: argument 'in'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "segmented scan: argument 'out'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
+                                      "segmented scan: argument 'offsets'"));
+    const uint64_t slots = (uint64_t)num_segments + (uint64_t)in_n / RS_SEG_SCAN_TILE;
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const size_t bytes[3] = {(size_t)slots * tsize, (size_t)slots * tsize, (size_t)slots * tsize};
+    void *part[3] = {NULL, NULL, NULL};
+    unsigned *flags = NULL;
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 3, bytes, part));
+    RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
+    RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
+    RS_CUDA_TRY(rs_seg_launched(
+        ctx,
+        rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,
+                       (int)offsets_dtype, offsets, num_segments, flags, part[0], part[1], part[2], slots,
+                       rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP)),
+                       rs_cuda_grid_for(c, rs_div_up((uint64_t)num_segments, RS_GROUP)), c->stream),
+        "seg_scan"));
+    c->seg_pending = 1;
+    return REDSCAN_OK;
+}
+
+/* Scan by key: the runs' offsets made on the device (rs_cu_byk_offsets) in scratch part 3, then the segmented scan's
+ * kernels over them, as rs_ocl_scan_by_key: the blocking form reads the run count back (one 8-byte copy), the _async
+ * form runs over n segments with the offsets past the runs padded. The fault word is zeroed (the kernels read it);
+ * no seg_check: the offsets are valid by construction. */
+redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
+                                   void *in, void *out, size_t n, int wait_ok)
+{
+    RS_CUDA_TRY(rs_cuda_use(ctx));
+    rs_cuda *c = rs_cuda_of(ctx);
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, keys, redscan_dtype_size(key_dtype), "scan by key: argument 'keys'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "scan by key: argument 'in'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "scan by key: argument 'out'"));
+    const uint64_t nb = rs_div_up((uint64_t)n, RS_SEG_SCAN_TILE);
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    /* offsets, counts, prefixes, run count first: their places in the one scratch allocation do not move when the
+     * three T arrays after them grow */
+    const size_t t0 = wait_ok ? tsize : ((size_t)n + (size_t)n / RS_SEG_SCAN_TILE) * tsize; /* _async: known now */
+    size_t bytes[7] = {((size_t)n + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8, t0, t0, t0};
+    void *part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    unsigned *flags = NULL;
+    const unsigned grid_blocks = rs_cuda_grid_for(c, nb), grid_pad = rs_cuda_grid_for(c, rs_div_up((uint64_t)n + 1, RS_GROUP));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
+    RS_CUDA_TRY(rs_seg_launched(ctx,
+                                rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], part[3],
+                                                  !wait_ok, grid_blocks, grid_pad, c->stream),
+                                "byk_offsets"));
+    uint64_t S = n;
+    if (wait_ok) {
+        cudaError_t err = cudaMemcpyAsync(&S, part[3], sizeof S, cudaMemcpyDeviceToHost, c->stream);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(c->stream);
+        if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemcpyAsync (scan by key: run count)");
+    }
+    const uint64_t slots = S + (uint64_t)n / RS_SEG_SCAN_TILE;
+    bytes[4] = bytes[5] = bytes[6] = (size_t)slots * tsize;
+    /* The scratch made anew (it grew) has lost the offsets: make them again. Its size tells, not its address: a
+     * cudaFree followed by a larger cudaMalloc can return the same address with other contents (the H100 did, and
+     * the first scan by key of test_segmented_scan then wrote nothing). */
+    const size_t had = c->scratch_bytes;
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
+    if (c->scratch_bytes != had)
+        RS_CUDA_TRY(rs_seg_launched(ctx,
+                                    rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], part[3],
+                                                      !wait_ok, grid_blocks, grid_pad, c->stream),
+                                    "byk_offsets"));
+    RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
+    RS_CUDA_TRY(rs_seg_launched(
+        ctx,
+        rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,
+                       (int)REDSCAN_UINT64, part[0], S, flags, part[4], part[5], part[6], slots,
+                       rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP)),
+                       rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), c->stream),
+        "seg_scan"));
+    return REDSCAN_OK;
+}
+
 redscan_status rs_cuda_seg_report(redscan_ctx *ctx)
 {
     rs_cuda *c = rs_cuda_of(ctx);

@@ -48,6 +48,7 @@ typedef enum {
     RS_OCL_PROG_SINGLE_PASS_COARSE,
     RS_OCL_PROG_SEGMENTED,        /* segmented reduction: seg_check, seg_reduce_in (_t) */
     RS_OCL_PROG_SEGMENTED_ARGEXT, /* segmented argmin / argmax: seg_check, seg_argext_in, seg_argext_pairs */
+    RS_OCL_PROG_SEGMENTED_SCAN,   /* segmented scan: seg_check, seg_scan_totals, _groups, _chain, _out */
     RS_OCL_PROG_COUNT
 } rs_ocl_family;
 
@@ -161,6 +162,10 @@ redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *re
 redscan_status rs_ocl_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t in_n,
                                        redscan_dtype offsets_dtype, void *offsets, size_t num_segments,
                                        void *indices, void *values);
+redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
+                                     redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out);
+redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
+                                  void *in, void *out, size_t n, int wait_ok);
 /* After a successful wait: report (once) faulty offsets that segmented calls found since the last report. */
 redscan_status rs_ocl_seg_report(redscan_ctx *ctx);
 /* Workspace (rs_ocl_reserve): raise need[slot] to the bytes each scratch slot takes in any reduction, argmin/argmax

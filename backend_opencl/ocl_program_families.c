@@ -73,6 +73,11 @@ static const rs_ocl_family_info rs_ocl_families[RS_OCL_PROG_COUNT] = {
     /* segmented reductions of one (dtype, out dtype, op); argmin / argmax are built with RS_OP = MIN / MAX */
     [RS_OCL_PROG_SEGMENTED] = {"segmented", {"common.clh", "segmented.cl"}, ""},
     [RS_OCL_PROG_SEGMENTED_ARGEXT] = {"segmented_argext", {"common.clh", "segmented.cl"}, " -DRS_SEG_ARGEXT=1"},
+    /* segmented scans (and scan by key) of one (dtype, out dtype, op): seg_check from segmented.cl, the coarsened
+     * block scan and the section loads / stores of the scans */
+    [RS_OCL_PROG_SEGMENTED_SCAN] = {"segmented_scan",
+                                    {RS_SCAN_FILES("scan_coarsened.clh"), "segmented.cl", "segmented_scan.cl"},
+                                    " -DRS_SEG_SCAN=1 -DRS_SCAN_BLOCK_COARSE=1"},
 };
 
 const char *rs_ocl_family_name(rs_ocl_family family)

@@ -175,6 +175,148 @@ redscan_status rs_ocl_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, in
     return st;
 }
 
+/* Segmented scan (kernels_cl/segmented_scan.cl; docs/ALGORITHMS.md, "Segmented scans"): seg_scan_totals,
+ * seg_scan_groups, seg_scan_chain and seg_scan_out, in that order, on `program`, over S segments of the offsets
+ * (kind), with part[0..2] the three arrays of `slots` T values (chunk totals, group totals, chain carries). */
+static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, const rs_scan_req *req, cl_mem src,
+                                         cl_mem dst, cl_uint kind, cl_mem off, cl_ulong S, cl_ulong slots,
+                                         const cl_mem *part, cl_mem flags)
+{
+    static const char *const names[4] = {"seg_scan_totals", "seg_scan_groups", "seg_scan_chain", "seg_scan_out"};
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const cl_int exclusive = req->exclusive;
+    rs_ocl *o = rs_ocl_of(ctx);
+    cl_kernel k[4] = {NULL, NULL, NULL, NULL};
+    redscan_status st = REDSCAN_OK;
+    for (int i = 0; i < 4 && st == REDSCAN_OK; i++) st = rs_ocl_kernel(ctx, program, names[i], &k[i]);
+    if (st == REDSCAN_OK) { /* totals: a batch of 256 slots per group */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem),
+                                sizeof slots};
+        const void *values[] = {&src, &off, &kind, &S, &flags, &part[0], &slots};
+        st = rs_set_args(ctx, k[0], names[0], 7, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[0], rs_ocl_groups_for(o, rs_div_up(slots, RS_GROUP)), names[0]);
+    }
+    if (st == REDSCAN_OK) { /* group totals: a work-item per slot */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem),
+                                sizeof slots};
+        const void *values[] = {&part[0], &off, &kind, &S, &flags, &part[1], &slots};
+        st = rs_set_args(ctx, k[1], names[1], 7, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[1], rs_ocl_groups_for(o, rs_div_up(slots, RS_GROUP)), names[1]);
+    }
+    if (st == REDSCAN_OK) { /* the chains: a work-item per segment */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), tsize,
+                                sizeof(cl_mem)};
+        const void *values[] = {&part[1], &off, &kind, &S, &flags, req->init.bytes, &part[2]};
+        st = rs_set_args(ctx, k[2], names[2], 7, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[2], rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), names[2]);
+    }
+    if (st == REDSCAN_OK) { /* the output: a batch of 256 slots per group */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem),
+                                sizeof(cl_mem), sizeof(cl_mem), tsize, sizeof exclusive, sizeof slots};
+        const void *values[] = {&src, &dst, &off, &kind, &S, &flags, &part[0], &part[2], req->init.bytes, &exclusive,
+                                &slots};
+        st = rs_set_args(ctx, k[3], names[3], 11, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[3], rs_ocl_groups_for(o, rs_div_up(slots, RS_GROUP)), names[3]);
+    }
+    for (int i = 0; i < 4; i++)
+        if (k[i]) clReleaseKernel(k[i]);
+    return st;
+}
+
+/* The fault word zeroed, seg_check, the four kernels. */
+redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
+                                     redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
+{
+    cl_program program;
+    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, req->dtype, req->out_dtype, req->op, &program));
+    const cl_ulong S = num_segments, slots = (cl_ulong)num_segments + (cl_ulong)in_n / RS_SEG_SCAN_TILE;
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const size_t bytes[3] = {(size_t)slots * tsize, (size_t)slots * tsize, (size_t)slots * tsize};
+    cl_mem part[3] = {NULL, NULL, NULL}, flags = NULL, sticky = NULL;
+    const cl_uint kind = (cl_uint)offsets_dtype;
+    redscan_status st = rs_ocl_scratch_split(ctx, 3, bytes, part);
+    if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
+    if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
+    if (st == REDSCAN_OK)
+        st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, (cl_mem)offsets, S, slots, part,
+                                flags);
+    if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
+    for (int i = 0; i < 3; i++)
+        if (part[i]) clReleaseMemObject(part[i]);
+    return st;
+}
+
+/* Scan by key: byk_count, byk_prefix, byk_scatter make the runs' offsets (UINT64) in scratch slot 3; then the
+ * segmented scan's kernels (no seg_check: the offsets are valid by construction; the fault word is zeroed all the
+ * same, since the kernels read it). wait_ok (the blocking form): the run count R is read back (one 8-byte read) and
+ * the kernels run over R segments; else (_async) over n segments, the offsets past R padded with n by byk_pad. */
+redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
+                                  void *in, void *out, size_t n, int wait_ok)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    cl_program program;
+    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, req->dtype, req->out_dtype, req->op, &program));
+    const cl_ulong N = n, nb = rs_div_up(n, RS_SEG_SCAN_TILE);
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const cl_uint kkind = (cl_uint)key_dtype, kind = (cl_uint)REDSCAN_UINT64;
+    /* _async: the segment count is n, so the whole workspace is known now; blocking: the three T arrays are sized
+     * once R is known */
+    const size_t t0 = wait_ok ? tsize : (size_t)(N + N / RS_SEG_SCAN_TILE) * tsize;
+    size_t bytes[7] = {t0, t0, t0, (size_t)(N + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8};
+    cl_mem part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
+    cl_kernel kc = NULL, kp = NULL, ks = NULL, kpad = NULL;
+    const cl_mem kb = (cl_mem)keys;
+    redscan_status st = rs_ocl_scratch_split(ctx, 7, bytes, part);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_count", &kc);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_prefix", &kp);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_scatter", &ks);
+    if (st == REDSCAN_OK && !wait_ok) st = rs_ocl_kernel(ctx, program, "byk_pad", &kpad);
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof N, sizeof(cl_mem)};
+        const void *values[] = {&kb, &kkind, &N, &part[4]};
+        st = rs_set_args(ctx, kc, "byk_count", 4, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kc, rs_ocl_groups_for(o, nb), "byk_count");
+    }
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof nb, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof N};
+        const void *values[] = {&part[4], &nb, &part[5], &part[3], &part[6], &N};
+        st = rs_set_args(ctx, kp, "byk_prefix", 6, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kp, 1, "byk_prefix");
+    }
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof N, sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&kb, &kkind, &N, &part[5], &part[3]};
+        st = rs_set_args(ctx, ks, "byk_scatter", 5, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, ks, rs_ocl_groups_for(o, nb), "byk_scatter");
+    }
+    cl_ulong S = N;
+    if (st == REDSCAN_OK && wait_ok) {
+        cl_int err = clEnqueueReadBuffer(o->queue, part[6], CL_TRUE, 0, sizeof S, &S, 0, NULL, NULL);
+        if (err != CL_SUCCESS) st = rs_ocl_fail(ctx, err, "clEnqueueReadBuffer (scan by key: run count)");
+    } else if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof N};
+        const void *values[] = {&part[3], &part[6], &N};
+        st = rs_set_args(ctx, kpad, "byk_pad", 3, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kpad, rs_ocl_groups_for(o, rs_div_up(N + 1, RS_GROUP)), "byk_pad");
+    }
+    const cl_ulong slots = S + N / RS_SEG_SCAN_TILE;
+    bytes[0] = bytes[1] = bytes[2] = (size_t)slots * tsize;
+    for (int i = 0; i < 7; i++)
+        if (part[i]) clReleaseMemObject(part[i]);
+    for (int i = 0; i < 7; i++) part[i] = NULL;
+    if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, 7, bytes, part); /* slots 3..6 keep their size and data */
+    if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
+    if (st == REDSCAN_OK)
+        st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, part[3], S, slots, part, flags);
+    for (int i = 0; i < 7; i++)
+        if (part[i]) clReleaseMemObject(part[i]);
+    if (kc) clReleaseKernel(kc);
+    if (kp) clReleaseKernel(kp);
+    if (ks) clReleaseKernel(ks);
+    if (kpad) clReleaseKernel(kpad);
+    return st;
+}
+
 /* After a successful wait (rs_ocl_synchronize): the sticky fault words of the segmented calls since the last
  * report; faults are cleared and reported once (rs_seg_fault). */
 redscan_status rs_ocl_seg_report(redscan_ctx *ctx)

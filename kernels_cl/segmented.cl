@@ -128,7 +128,9 @@ inline int rs_seg_slot(global const void *offsets, uint kind, ulong S, uint leve
         barrier(CLK_LOCAL_MEM_FENCE); /* the next batch rewrites local memory */                          \
     }
 
-#ifndef RS_SEG_ARGEXT
+#if defined(RS_SEG_SCAN)
+/* the segmented scan program (segmented_scan.cl) takes rs_seg_off and seg_check from here */
+#elif !defined(RS_SEG_ARGEXT)
 /* ---------------------------------------------------------------- reduce */
 
 /* A segment of nothing: the documented result of a reduction of n = 0 (+0 for float sums, not -0.0). */

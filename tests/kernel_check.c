@@ -228,10 +228,20 @@ static void selections(void)
 
 /* ---------------------------------------------------------------- segments (family "segmented")
  * Kept in a function of its own (branch seg): segmented reduce, argmin and argmax (kernels_cl/segmented.cl: seg_check,
- * seg_reduce_in / _t, seg_argext_in / _pairs) over one layout with every kind of segment (empty, one element, the
+ * seg_reduce_in / _t, seg_argext_in / _pairs), segmented scans and scan by key (segmented_scan.cl) over one layout with every kind of segment (empty, one element, the
  * chunk edges 4095 / 4096 / 4097, three chunks, so two levels) and every offsets dtype, each segment checked bit for
  * bit against the coarsened order of its slice; then faulty offsets (reported, nothing written). The offsets and
  * output buffers are made once, like the others. */
+static void store_offsets_raw(redscan_dtype od, unsigned char *raw, const uint64_t *off, size_t count)
+{
+    for (size_t s = 0; s < count; s++) {
+        ref_val v = ref_zero();
+        v.u64 = off[s];
+        if (ref_size(od) == 4) v.u32 = (uint32_t)off[s];
+        ref_store(od, raw, s, v);
+    }
+}
+
 static void segmented(void)
 {
     static const size_t lens[] = {0, 1, 4095, 0, 4096, 7, 4097, 1, 0, 8200, 3};
@@ -241,8 +251,26 @@ static void segmented(void)
     off[0] = 2; /* two elements before the first segment */
     for (size_t s = 0; s < S; s++) off[s + 1] = off[s] + lens[s];
     const size_t n = (size_t)off[S] + 1; /* and one after the last */
-    redscan_buffer *ob = h_buffer((S + 1) * 8), *idx = h_buffer(S * 8);
-    if (!ob || !idx) return;
+    redscan_buffer *ob = h_buffer((S + 1) * 8), *idx = h_buffer(S * 8), *kb = h_buffer(MAX_N * 2);
+    if (!ob || !idx || !kb) return;
+    /* The segmented workspaces, which redscan_reserve does not size yet, grown once up front by their largest call
+     * (the _async scan by key below: n padded segments), as the file's header asks: without it that call grows the
+     * scratch last and Oclgrind reports its offsets "uninitialized" (the released-memory form, docs/RELIABILITY.md),
+     * with the same results. Its output is overwritten by the cases. */
+    {
+        const size_t m = 20500; /* the elements of the segments below */
+        int16_t *k0 = (int16_t *)h_malloc(MAX_N * 2);
+        for (size_t i = 0; i < MAX_N; i++) k0[i] = (int16_t)(i / 100);
+        void *x0 = make_input(REDSCAN_INT32, REDSCAN_SUM, MAX_N, h_seed(7, 0, 0, 0, 0, 0));
+        redscan_scan_desc d0 = {REDSCAN_SUM, REDSCAN_INT32, 0, 1, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+        if (CHECK_OK(redscan_buffer_write(h_ctx, kb, 0, k0, MAX_N * 2), "keys") && input(x0, MAX_N * 4)) {
+            redscan_status st = redscan_scan_by_key_async(h_ctx, &d0, REDSCAN_INT16, kb, g_in, g_out, m);
+            if (!unsupported(st, "scan by key") && CHECK_OK(st, "workspace: redscan_scan_by_key_async"))
+                CHECK_OK(redscan_synchronize(h_ctx), "workspace: redscan_synchronize");
+        }
+        free(k0);
+        free(x0);
+    }
     static const struct {
         redscan_op op;
         redscan_dtype dt, out;
@@ -257,12 +285,7 @@ static void segmented(void)
                     ref_dtype_str(odt), ref_dtype_str(od)))
             continue;
         unsigned char raw[(S + 1) * 8];
-        for (size_t s = 0; s <= S; s++) {
-            ref_val v = ref_zero();
-            v.u64 = off[s];
-            if (ref_size(od) == 4) v.u32 = (uint32_t)off[s];
-            ref_store(od, raw, s, v);
-        }
+        store_offsets_raw(od, raw, off, S + 1);
         void *x = make_input(dt, red[c].op, n, h_seed(4, (uint64_t)red[c].op, (uint64_t)dt, (uint64_t)odt, 0, 0));
         redscan_buffer *in = input(x, n * ref_size(dt));
         redscan_reduce_desc d = {red[c].op, dt, odt == dt ? (redscan_dtype)0 : odt, REDSCAN_REDUCE_AUTO, 0};
@@ -300,6 +323,83 @@ static void segmented(void)
         }
         free(x);
     }
+    /* segmented scans (kernels_cl/segmented_scan.cl): the same layout, each segment against the emulation of its
+     * slice; out (g_out) holds as many elements as g_in, so no widening here */
+    static const struct {
+        redscan_op op;
+        redscan_dtype dt;
+        int exclusive, init;
+    } scn[] = {{REDSCAN_SUM, REDSCAN_FLOAT32, 0, 1}, {REDSCAN_MAX, REDSCAN_INT32, 1, 0},
+               {REDSCAN_SUM, REDSCAN_FLOAT64, 1, 1}};
+    for (size_t c = 0; c < sizeof scn / sizeof scn[0]; c++) {
+        const redscan_dtype dt = scn[c].dt, od = offdt[(c + 1) % 4];
+        if (!h_case("segmented_scan %s %s %s offsets=%s", ref_op_str(scn[c].op), ref_dtype_str(dt),
+                    scn[c].exclusive ? "exclusive" : "inclusive", ref_dtype_str(od)))
+            continue;
+        const size_t es = ref_size(dt);
+        unsigned char raw[(S + 1) * 8];
+        store_offsets_raw(od, raw, off, S + 1);
+        void *x = make_input(dt, scn[c].op, n, h_seed(5, (uint64_t)scn[c].op, (uint64_t)dt, 0, 0, 0));
+        unsigned char initv[8];
+        memcpy(initv, x, es); /* one of the inputs */
+        redscan_buffer *in = input(x, n * es);
+        redscan_scan_desc d = {scn[c].op, dt, 0, scn[c].exclusive, scn[c].init ? initv : NULL, REDSCAN_BLOCK_AUTO,
+                               REDSCAN_GRID_AUTO, 0};
+        unsigned char *got = (unsigned char *)h_malloc(n * es), *want = (unsigned char *)h_malloc(n * es);
+        redscan_status st = in && CHECK_OK(redscan_buffer_write(h_ctx, ob, 0, raw, (S + 1) * ref_size(od)), "offsets")
+                                ? redscan_segmented_scan(h_ctx, &d, in, od, ob, S, g_out)
+                                : REDSCAN_ERR_DEVICE;
+        if (!unsupported(st, "segmented scan") && CHECK_OK(st, "redscan_segmented_scan") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, g_out, 0, got, n * es), "read"))
+            for (size_t s = 0; s < S; s++) {
+                if (!lens[s]) continue;
+                ref_scan_emulate_single_pass(REDSCAN_BLOCK_COARSENED, scn[c].op, dt, dt, scn[c].exclusive,
+                                             scn[c].init ? initv : NULL, (const unsigned char *)x + off[s] * es,
+                                             want + off[s] * es, lens[s]);
+                CHECK_ARRAY(scn[c].op, dt, got + off[s] * es, want + off[s] * es, lens[s], "segment");
+            }
+        free(got);
+        free(want);
+        free(x);
+    }
+    /* scan by key (byk_count, byk_prefix, byk_scatter, byk_pad, then the scan kernels): the same segments, empty ones
+     * left out, as runs of int16 keys (equal keys recur in runs that are not adjacent), blocking (inclusive) and
+     * _async (exclusive, offsets padded to n) */
+    for (int async = 0; async < 2; async++) {
+        if (!h_case("scan_by_key sum int32 keys=int16%s", async ? " async" : "")) continue;
+        const size_t m = (size_t)(off[S] - off[0]);
+        int16_t *keys = (int16_t *)h_malloc(m * sizeof *keys);
+        size_t at = 0, runs = 0;
+        for (size_t s = 0; s < S; s++)
+            if (lens[s]) {
+                for (size_t i = 0; i < lens[s]; i++) keys[at++] = (int16_t)(runs % 3 + runs / 3 * 2);
+                runs++;
+            }
+        int32_t *x = (int32_t *)make_input(REDSCAN_INT32, REDSCAN_SUM, m, h_seed(6, (uint64_t)async, 0, 0, 0, 0));
+        int32_t *got = (int32_t *)h_malloc(m * 4), *want = (int32_t *)h_malloc(m * 4);
+        redscan_buffer *in = input(x, m * 4);
+        redscan_scan_desc d = {REDSCAN_SUM, REDSCAN_INT32, 0, async, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+        redscan_status st = REDSCAN_ERR_DEVICE;
+        if (in && CHECK_OK(redscan_buffer_write(h_ctx, kb, 0, keys, m * 2), "keys")) {
+            st = async ? redscan_scan_by_key_async(h_ctx, &d, REDSCAN_INT16, kb, in, g_out, m)
+                       : redscan_scan_by_key(h_ctx, &d, REDSCAN_INT16, kb, in, g_out, m);
+            if (async && st == REDSCAN_OK) st = redscan_synchronize(h_ctx);
+        }
+        if (!unsupported(st, "scan by key") && CHECK_OK(st, "redscan_scan_by_key") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, g_out, 0, got, m * 4), "read")) {
+            for (size_t i = 0, r0 = 0; i <= m; i++)
+                if (i == m || (i > r0 && keys[i] != keys[i - 1])) {
+                    ref_scan_emulate_single_pass(REDSCAN_BLOCK_COARSENED, REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32,
+                                                 async, NULL, x + r0, want + r0, i - r0);
+                    r0 = i;
+                }
+            CHECK_ARRAY(REDSCAN_SUM, REDSCAN_INT32, got, want, m, "runs");
+        }
+        free(keys);
+        free(got);
+        free(want);
+        free(x);
+    }
     /* faulty offsets: found on the device, reported, nothing written */
     if (h_case("segmented faulty offsets")) {
         const uint64_t bad[4] = {0, 5, 3, 9};
@@ -315,6 +415,7 @@ static void segmented(void)
     }
     redscan_buffer_destroy(h_ctx, ob);
     redscan_buffer_destroy(h_ctx, idx);
+    redscan_buffer_destroy(h_ctx, kb);
 }
 
 /* argv[1], optional: one family of cases (the others are not run), so that a checker can run the families in

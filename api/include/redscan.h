@@ -304,6 +304,31 @@ REDSCAN_API redscan_status redscan_segmented_argmax_async(redscan_ctx *ctx, reds
                                                           const redscan_buffer *offsets, size_t num_segments,
                                                           redscan_buffer *indices, redscan_buffer *values);
 
+/* Segmented scan (docs/SEMANTICS.md "Segmented scans"): each segment scanned alone, into the same positions of `out`
+ * (which holds as many elements of out_dtype as `in` holds of dtype; elements outside every segment are not
+ * written). Each segment's output is the same bits as redscan_scan_ex with the AUTO block and grid (coarsened,
+ * single_pass's order) on that slice alone, with desc->exclusive and desc->init: every segment starts at init (the
+ * identity when NULL). desc->block: AUTO or COARSENED, desc->grid: AUTO or SINGLE_PASS (REDSCAN_SCAN_BLOCK / _GRID
+ * are not read); out_dtype 0 or a widening; in == out allowed without a widening. Offsets as above. */
+REDSCAN_API redscan_status redscan_segmented_scan(redscan_ctx *ctx, const redscan_scan_desc *desc,
+                                                  const redscan_buffer *in, redscan_dtype offsets_dtype,
+                                                  const redscan_buffer *offsets, size_t num_segments,
+                                                  redscan_buffer *out);
+REDSCAN_API redscan_status redscan_segmented_scan_async(redscan_ctx *ctx, const redscan_scan_desc *desc,
+                                                        const redscan_buffer *in, redscan_dtype offsets_dtype,
+                                                        const redscan_buffer *offsets, size_t num_segments,
+                                                        redscan_buffer *out);
+/* Scan by key (docs/SEMANTICS.md "Segmented scans"): a segment is a run of equal adjacent keys (n keys of key_dtype,
+ * any integer type: INT8 .. UINT64), scanned alone with the bits of redscan_segmented_scan over the runs' offsets (so
+ * of redscan_scan_ex, AUTO, on each run alone); every run starts at init. n = 0 does nothing. keys, in and out hold
+ * at least n elements; in == out allowed without a widening; out must not be keys. */
+REDSCAN_API redscan_status redscan_scan_by_key(redscan_ctx *ctx, const redscan_scan_desc *desc, redscan_dtype key_dtype,
+                                               const redscan_buffer *keys, const redscan_buffer *in,
+                                               redscan_buffer *out, size_t n);
+REDSCAN_API redscan_status redscan_scan_by_key_async(redscan_ctx *ctx, const redscan_scan_desc *desc,
+                                                     redscan_dtype key_dtype, const redscan_buffer *keys,
+                                                     const redscan_buffer *in, redscan_buffer *out, size_t n);
+
 /* ---- profiling (benchmarks) ----
  * With profiling on, every reduction, scan, mean, argmin/argmax and top-k call (device and host forms) records the
  * device time of its work: from the start of its first device command to the end of its last one, on the device's

@@ -94,6 +94,15 @@ typedef struct rs_backend_ops {
     redscan_status (*segmented_argext)(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t in_n,
                                        redscan_dtype offsets_dtype, void *offsets, size_t num_segments,
                                        void *indices, void *values);
+    /* Segmented scan (docs/ALGORITHMS.md, "Segmented scans"): req as for scan, its block coarsened and grid single_pass
+     * (the order; the backend picks the kernels); out: in_n elements of req->out_dtype, of which the segments'
+     * elements are written. Faulty offsets as for segmented_reduce. */
+    redscan_status (*segmented_scan)(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
+                                     redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out);
+    /* Scan by key: runs of equal adjacent keys (key_dtype: an integer type; n keys) scanned as segments, n >= 1.
+     * wait_ok: the blocking form, which may wait for the device once (to read the run count). */
+    redscan_status (*scan_by_key)(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
+                                  void *in, void *out, size_t n, int wait_ok);
     /* Wait for the stream / queue and report a failure of its work. quiet = 1: only wait (a failed blocking call
      * settles what it enqueued), recording nothing. */
     redscan_status (*synchronize)(redscan_ctx *ctx, int quiet);
@@ -191,6 +200,7 @@ uint16_t rs_float_to_bfloat16(float f);
  * B_{l+1} = slots[l]); `levels` is what a segment as long as the whole input needs; part_max the partials any level
  * but the last writes (0 with one level). */
 #define RS_SEG_TILE 4096
+#define RS_SEG_SCAN_TILE 2048 /* segmented scans: the coarsened block scan's SECTION */
 #define RS_SEG_LEVELS_MAX 8
 #define RS_SEG_FLAG_WORDS 4 /* uint: this call's faults, sticky faults, sticky smallest faulty index, unused (CUDA: one
                              * allocation; OpenCL: word 0 in one buffer, words 1-2 in another, see ocl_segmented.c) */

@@ -9,6 +9,7 @@
  * fault): offsets that decrease, negative offsets (signed types), offsets[num_segments] past the elements `in`
  * holds. Those are reported by the blocking call, or for an _async call by the next redscan_synchronize. */
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -239,4 +240,160 @@ redscan_status redscan_segmented_argmax_async(redscan_ctx *ctx, redscan_dtype dt
 {
     return segmented_argext(ctx, "redscan_segmented_argmax_async", 1, 1, dtype, in, offsets_dtype, offsets,
                             num_segments, indices, values);
+}
+
+/* ---- segmented scan ---- */
+
+static redscan_status check_scan_desc(redscan_ctx *ctx, const char *fn, const redscan_scan_desc *desc,
+                                      rs_scan_req *req)
+{
+    RS_TRY(rs_check_ptr(ctx, fn, "desc", desc));
+    RS_TRY(rs_check_op(ctx, fn, "desc->op", desc->op));
+    RS_TRY(rs_check_dtype(ctx, fn, "desc->dtype", desc->dtype));
+    RS_TRY(rs_check_out_dtype(ctx, fn, desc->dtype, desc->out_dtype, &req->out_dtype));
+    if (desc->exclusive != 0 && desc->exclusive != 1)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'exclusive' must be 0 or 1 (got %d)", fn,
+                            desc->exclusive);
+    if ((int)desc->block < REDSCAN_BLOCK_AUTO || (int)desc->block > REDSCAN_BLOCK_COARSENED)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'desc->block' has unknown value %d", fn,
+                            (int)desc->block);
+    if ((int)desc->grid < REDSCAN_GRID_AUTO || (int)desc->grid > REDSCAN_GRID_SINGLE_PASS)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'desc->grid' has unknown value %d", fn,
+                            (int)desc->grid);
+    /* One order: the AUTO scan's (coarsened block, single_pass's expression) of each segment. The environment's
+     * overrides are not read, so the suite's forced-algorithm runs keep these results. */
+    if (desc->block != REDSCAN_BLOCK_AUTO && desc->block != REDSCAN_BLOCK_COARSENED)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                            "%s: argument 'desc->block' is %s; segmented scans run the coarsened block only (pass AUTO "
+                            "or COARSENED)",
+                            fn, redscan_block_scan_name(desc->block));
+    if (desc->grid != REDSCAN_GRID_AUTO && desc->grid != REDSCAN_GRID_SINGLE_PASS)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                            "%s: argument 'desc->grid' is %s; segmented scans have single_pass's order only (pass AUTO "
+                            "or SINGLE_PASS)",
+                            fn, redscan_grid_scan_name(desc->grid));
+    if (desc->flags != 0)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'desc->flags' must be 0 (got %u)", fn,
+                            desc->flags);
+    req->op = desc->op;
+    req->dtype = desc->dtype;
+    req->exclusive = desc->exclusive;
+    req->block = REDSCAN_BLOCK_COARSENED;
+    req->grid = REDSCAN_GRID_SINGLE_PASS;
+    req->init = rs_identity(desc->op, req->out_dtype);
+    if (desc->init) memcpy(&req->init, desc->init, redscan_dtype_size(req->out_dtype));
+    req->init = rs_to_compute(req->out_dtype, req->init);
+    return REDSCAN_OK;
+}
+
+static redscan_status segmented_scan(redscan_ctx *ctx, const char *fn, int async, const redscan_scan_desc *desc,
+                                     const redscan_buffer *in, redscan_dtype offsets_dtype,
+                                     const redscan_buffer *offsets, size_t num_segments, redscan_buffer *out)
+{
+    rs_scan_req req;
+    RS_TRY(rs_check_ctx(fn, ctx));
+    if (async)
+        rs_time_async(ctx);
+    else
+        rs_time_forget(ctx);
+    RS_TRY(check_scan_desc(ctx, fn, desc, &req));
+    RS_TRY(check_segments(ctx, fn, req.dtype, in, offsets_dtype, offsets, num_segments));
+    const size_t in_n = in->bytes / redscan_dtype_size(req.dtype);
+    RS_TRY(rs_check_ptr(ctx, fn, "out", out));
+    if (out->owner != ctx)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'out' belongs to another context", fn);
+    if ((out == in || out->handle == in->handle) && req.out_dtype != req.dtype)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: arguments 'in' and 'out' are the same buffer, which needs out_dtype == dtype", fn);
+    if (out->bytes / redscan_dtype_size(req.out_dtype) < in_n)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument 'out' holds %zu bytes but 'in' holds %zu elements: out needs as many of %s",
+                            fn, out->bytes, in_n, redscan_dtype_name(req.out_dtype));
+    if (out == offsets || out->handle == offsets->handle)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'out' is also 'offsets'", fn);
+    if (!ctx->ops->segmented_scan)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED, "%s: the %s backend has no segmented scan", fn,
+                            ctx->ops->name);
+    if (async)
+        return ctx->ops->segmented_scan(ctx, &req, in->handle, in_n, offsets_dtype, offsets->handle, num_segments,
+                                        out->handle);
+    RS_TRY(rs_time_begin(ctx));
+    redscan_status st =
+        ctx->ops->segmented_scan(ctx, &req, in->handle, in_n, offsets_dtype, offsets->handle, num_segments, out->handle);
+    if (st == REDSCAN_OK)
+        st = ctx->ops->synchronize(ctx, 0);
+    else
+        (void)ctx->ops->synchronize(ctx, 1);
+    return rs_time_end(ctx, st);
+}
+
+redscan_status redscan_segmented_scan(redscan_ctx *ctx, const redscan_scan_desc *desc, const redscan_buffer *in,
+                                      redscan_dtype offsets_dtype, const redscan_buffer *offsets, size_t num_segments,
+                                      redscan_buffer *out)
+{
+    return segmented_scan(ctx, "redscan_segmented_scan", 0, desc, in, offsets_dtype, offsets, num_segments, out);
+}
+
+redscan_status redscan_segmented_scan_async(redscan_ctx *ctx, const redscan_scan_desc *desc, const redscan_buffer *in,
+                                            redscan_dtype offsets_dtype, const redscan_buffer *offsets,
+                                            size_t num_segments, redscan_buffer *out)
+{
+    return segmented_scan(ctx, "redscan_segmented_scan_async", 1, desc, in, offsets_dtype, offsets, num_segments,
+                          out);
+}
+
+/* ---- scan by key ---- */
+
+static redscan_status scan_by_key(redscan_ctx *ctx, const char *fn, int async, const redscan_scan_desc *desc,
+                                  redscan_dtype key_dtype, const redscan_buffer *keys, const redscan_buffer *in,
+                                  redscan_buffer *out, size_t n)
+{
+    rs_scan_req req;
+    RS_TRY(rs_check_ctx(fn, ctx));
+    if (async)
+        rs_time_async(ctx);
+    else
+        rs_time_forget(ctx);
+    RS_TRY(check_scan_desc(ctx, fn, desc, &req));
+    switch (key_dtype) {
+    case REDSCAN_INT8: case REDSCAN_UINT8: case REDSCAN_INT16: case REDSCAN_UINT16: case REDSCAN_INT32:
+    case REDSCAN_UINT32: case REDSCAN_INT64: case REDSCAN_UINT64: break;
+    default:
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument 'key_dtype' is %d (%s); keys are an integer type (REDSCAN_INT8 .. _UINT64)",
+                            fn, (int)key_dtype, redscan_dtype_name(key_dtype));
+    }
+    /* keys shorter than n can only be seen here, from the buffer's size */
+    RS_TRY(rs_check_buffer(ctx, fn, "keys", keys, n, redscan_dtype_size(key_dtype)));
+    RS_TRY(rs_check_buffer(ctx, fn, "in", in, n, redscan_dtype_size(req.dtype)));
+    RS_TRY(rs_check_buffer(ctx, fn, "out", out, n, redscan_dtype_size(req.out_dtype)));
+    if (out == keys || out->handle == keys->handle)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'out' is also 'keys'", fn);
+    if ((out == in || out->handle == in->handle) && req.out_dtype != req.dtype)
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: arguments 'in' and 'out' are the same buffer, which needs out_dtype == dtype", fn);
+    if (!ctx->ops->scan_by_key)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED, "%s: the %s backend has no scan by key", fn, ctx->ops->name);
+    if (n == 0) return REDSCAN_OK;
+    if (async) return ctx->ops->scan_by_key(ctx, &req, key_dtype, keys->handle, in->handle, out->handle, n, 0);
+    RS_TRY(rs_time_begin(ctx));
+    redscan_status st = ctx->ops->scan_by_key(ctx, &req, key_dtype, keys->handle, in->handle, out->handle, n, 1);
+    if (st == REDSCAN_OK)
+        st = ctx->ops->synchronize(ctx, 0);
+    else
+        (void)ctx->ops->synchronize(ctx, 1);
+    return rs_time_end(ctx, st);
+}
+
+redscan_status redscan_scan_by_key(redscan_ctx *ctx, const redscan_scan_desc *desc, redscan_dtype key_dtype,
+                                   const redscan_buffer *keys, const redscan_buffer *in, redscan_buffer *out, size_t n)
+{
+    return scan_by_key(ctx, "redscan_scan_by_key", 0, desc, key_dtype, keys, in, out, n);
+}
+
+redscan_status redscan_scan_by_key_async(redscan_ctx *ctx, const redscan_scan_desc *desc, redscan_dtype key_dtype,
+                                         const redscan_buffer *keys, const redscan_buffer *in, redscan_buffer *out,
+                                         size_t n)
+{
+    return scan_by_key(ctx, "redscan_scan_by_key_async", 1, desc, key_dtype, keys, in, out, n);
 }

@@ -1,0 +1,293 @@
+/* Segmented scan (docs/ALGORITHMS.md, "Segmented scans"). Twin: kernels_cu/segmented_scan.cu.
+ * Built after common.clh, scan_io.clh, scan_coarsened.clh and segmented.cl (with RS_SEG_SCAN: its offsets reader
+ * rs_seg_off and seg_check only).
+ *
+ * Segment s is in[offsets[s] .. offsets[s+1]). Its output is the AUTO scan of that slice alone (coarsened block,
+ * single_pass's order), bit for bit: chunks of RS_SS_TILE = 2048 (the coarsened SECTION) counted from the segment's
+ * own start; S[c] = the section-total expression of chunk c; groups of 32 chunks, T(g) = S[32g] (+) ... (+) S[32g+31]
+ * left to right; A(-1) = init, A(g) = A(g-1) (+) T(g); P[32g] = A(g-1), P[32g+p] = A(g-1) (+) (S[32g] (+) ...
+ * (+) S[32g+p-1]) left to right; out = P[c] (+) L, L the coarsened block scan of the chunk (exclusive: the previous
+ * local value, the identity at the chunk start).
+ *
+ * Slots: chunk c of segment s is slot K(s) + c, K(s) = s + floor(offsets[s] / 2048) (strictly increasing in s, at
+ * least ceil(len / 2048) slots per segment), so a slot finds its segment by a binary search over the offsets and
+ * every per-chunk value is stored at its slot; slots < S + floor(in_n / 2048) (the host's bound).
+ *
+ *   seg_scan_totals(in, offsets, kind, S, flags, tot, slots)       tot[j] = S[c] for every chunk but a segment's
+ *                                                                   last (the only ones any P uses)
+ *   seg_scan_groups(tot, offsets, kind, S, flags, gsum, slots)     gsum[j] = T(g) at the slot j of chunk 32g, for
+ *                                                                   every group but a segment's last; a work-item
+ *                                                                   per slot
+ *   seg_scan_chain(gsum, offsets, kind, S, flags, init, acar)      acar[K(s) + 32g] = A(g-1) for g >= 1; a
+ *                                                                   work-item per segment, left to right
+ *   seg_scan_out(in, out, offsets, kind, S, flags, tot, acar, init, exclusive, slots)
+ *       out = P (+) L. A batch of 256 slots per group: a work-item whose slot is a segment of at most 8 elements
+ *       writes it alone (the block scan of such a chunk is work-item 0's sequential left fold, L[i] = x0 (+) ... (+)
+ *       xi, and P = init); the other chunks of the batch are then taken one after another by the whole group.
+ * Every kernel writes nothing when seg_check found a fault (flags[0]). */
+#define RS_SS_TILE RS_SECTION_COARSE
+#define RS_SS_CHAIN 32
+#define RS_SS_SHORT RS_COARSE_ITEMS
+
+/* Slot j: 1 when it is a chunk: its segment *seg, chunk *c, first element *base, *cnt elements, the segment's
+ * chunk count *nch; 0 otherwise. */
+inline int rs_ss_slot(global const void *offsets, uint kind, ulong S, ulong j, ulong *seg, ulong *c, ulong *base,
+                      ulong *cnt, ulong *nch)
+{
+    ulong lo = 0, hi = S; /* lo = the number of segments whose first slot is <= j */
+    while (lo < hi) {
+        const ulong mid = lo + (hi - lo) / 2;
+        if (mid + rs_seg_off(offsets, kind, mid) / RS_SS_TILE <= j) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return 0;
+    const ulong s = lo - 1, o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
+    const ulong k = j - (s + o / RS_SS_TILE), n = (len + RS_SS_TILE - 1) / RS_SS_TILE;
+    if (k >= n) return 0;
+    *seg = s;
+    *c = k;
+    *nch = n;
+    *base = o + k * RS_SS_TILE;
+    *cnt = len - k * RS_SS_TILE < RS_SS_TILE ? len - k * RS_SS_TILE : RS_SS_TILE;
+    return 1;
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_totals(
+    global const IN_T *in, global const void *offsets, uint kind, ulong S, global const uint *flags, global T *tot,
+    ulong slots)
+{
+    local T s[RS_SS_TILE] __attribute__((aligned(16)));
+    local T r[RS_GROUP];
+    local ulong l_j[RS_GROUP], l_base[RS_GROUP];
+    local uint l_n;
+    const uint t = (uint)get_local_id(0);
+    if (flags[0]) return; /* uniform */
+    const ulong batches = (slots + RS_GROUP - 1) / RS_GROUP;
+    for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
+        if (t == 0) l_n = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const ulong j = b * RS_GROUP + t;
+        ulong seg, c, base, cnt, nch;
+        if (j < slots && rs_ss_slot(offsets, kind, S, j, &seg, &c, &base, &cnt, &nch) && c + 1 < nch) {
+            const uint at = atomic_inc(&l_n); /* the order of the list changes no bits */
+            l_j[at] = j;
+            l_base[at] = base;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint count = l_n;
+        for (uint q = 0; q < count; q++) {
+            const ulong base_q = l_base[q];
+            rs_scan_load_in(s, in, base_q, base_q + RS_SS_TILE, RS_SS_TILE);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            T acc = s[t * RS_COARSE_ITEMS];
+            for (uint k = 1; k < RS_COARSE_ITEMS; ++k) acc = rs_combine(acc, s[t * RS_COARSE_ITEMS + k]);
+            r[t] = acc;
+            const T total = rs_scan_tree_total(r);
+            if (t == 0) tot[l_j[q]] = total;
+            barrier(CLK_LOCAL_MEM_FENCE); /* s and r are refilled */
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has read l_n before the next batch resets it */
+    }
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_groups(
+    global const T *tot, global const void *offsets, uint kind, ulong S, global const uint *flags, global T *gsum,
+    ulong slots)
+{
+    if (flags[0]) return;
+    for (ulong j = get_global_id(0); j < slots; j += get_global_size(0)) {
+        ulong seg, c, base, cnt, nch;
+        if (!rs_ss_slot(offsets, kind, S, j, &seg, &c, &base, &cnt, &nch)) continue;
+        if (c % RS_SS_CHAIN != 0 || c + RS_SS_CHAIN >= nch) continue; /* not a group's first, or the last group */
+        T w = tot[j];
+        for (uint p = 1; p < RS_SS_CHAIN; p++) w = rs_combine(w, tot[j + p]);
+        gsum[j] = w;
+    }
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_chain(
+    global const T *gsum, global const void *offsets, uint kind, ulong S, global const uint *flags, T init,
+    global T *acar)
+{
+    if (flags[0]) return;
+    for (ulong s = get_global_id(0); s < S; s += get_global_size(0)) {
+        const ulong o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
+        const ulong nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, k0 = s + o / RS_SS_TILE;
+        T a = init;
+        for (ulong g = 1; g * RS_SS_CHAIN < nch; g++) {
+            a = rs_combine(a, gsum[k0 + (g - 1) * RS_SS_CHAIN]);
+            acar[k0 + g * RS_SS_CHAIN] = a;
+        }
+    }
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
+    global const IN_T *in, global OUT_T *out, global const void *offsets, uint kind, ulong S, global const uint *flags,
+    global const T *tot, global const T *acar, T init, int exclusive, ulong slots)
+{
+    local T s[RS_SS_TILE] __attribute__((aligned(16)));
+    local T aux[RS_AUX_COARSE];
+    local ulong l_j[RS_GROUP], l_base[RS_GROUP], l_c[RS_GROUP];
+    local uint l_cnt[RS_GROUP];
+    local uint l_n;
+    local T l_p;
+    const uint t = (uint)get_local_id(0);
+    if (flags[0]) return; /* uniform */
+    const ulong batches = (slots + RS_GROUP - 1) / RS_GROUP;
+    for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
+        if (t == 0) l_n = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const ulong j = b * RS_GROUP + t;
+        ulong seg, c, base, cnt, nch;
+        if (j < slots && rs_ss_slot(offsets, kind, S, j, &seg, &c, &base, &cnt, &nch)) {
+            if (cnt <= RS_SS_SHORT && nch == 1) {
+                /* the whole segment, alone: P = init, L = work-item 0's left fold (phase 1 of the block scan) */
+                T acc = IDENTITY;
+                for (uint i = 0; i < (uint)cnt; i++) {
+                    const T x = RS_LOAD(in, base + i);
+                    const T prev = acc;
+                    acc = i == 0 ? x : rs_combine(acc, x);
+                    out[base + i] = RS_STORE(RS_OUT(rs_combine(init, exclusive ? (i == 0 ? IDENTITY : prev) : acc)));
+                }
+            } else {
+                const uint at = atomic_inc(&l_n);
+                l_j[at] = j;
+                l_base[at] = base;
+                l_c[at] = c;
+                l_cnt[at] = (uint)cnt;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint count = l_n;
+        for (uint q = 0; q < count; q++) {
+            const ulong jq = l_j[q], bq = l_base[q], cq = l_c[q], endq = bq + l_cnt[q];
+            rs_scan_load_in(s, in, bq, endq, RS_SS_TILE);
+            if (t == 0) {
+                const uint p = (uint)(cq % RS_SS_CHAIN);
+                const T a = cq >= RS_SS_CHAIN ? acar[jq - p] : init;
+                T w = IDENTITY;
+                for (uint i = 0; i < p; i++) w = i == 0 ? tot[jq - p] : rs_combine(w, tot[jq - p + i]);
+                l_p = p ? rs_combine(a, w) : a;
+            }
+            rs_block_scan_coarse(s, aux); /* begins and ends with a barrier: l_p is visible after it */
+            rs_scan_store(out, s, bq, endq, RS_SS_TILE, exclusive, l_p, 1);
+            barrier(CLK_LOCAL_MEM_FENCE); /* s, aux and l_p are refilled */
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has read l_n and the list before the next batch */
+    }
+}
+
+/* ---------------------------------------------------------------- scan by key (docs/ALGORITHMS.md, "Scan by key")
+ * Runs of equal adjacent keys become offsets on the device, then the kernels above run on them: a head is position
+ * 0 or a key that differs from the one before; blocks of RS_SS_TILE positions.
+ *   byk_count(keys, kkind, n, cnt)                    cnt[b] = the heads in block b
+ *   byk_prefix(cnt, nb, pre, offsets, runs, n)        pre[b] = the heads before block b (one group); *runs = R,
+ *                                                      offsets[R] = n
+ *   byk_scatter(keys, kkind, n, pre, offsets)         offsets[r] = the position of head r
+ *   byk_pad(offsets, runs, n)                         offsets[r] = n for R < r <= n (the _async form's bound)
+ * Keys are read by a kernel argument kkind (any integer redscan_dtype), compared as bits of their width. All counts
+ * are integers: exact, whatever the order. */
+inline ulong rs_key(global const void *k, uint kkind, ulong i)
+{
+    if (kkind == RS_INT8 || kkind == RS_UINT8) return ((global const uchar *)k)[i];
+    if (kkind == RS_INT16 || kkind == RS_UINT16) return ((global const ushort *)k)[i];
+    if (kkind == RS_INT32 || kkind == RS_UINT32) return ((global const uint *)k)[i];
+    return ((global const ulong *)k)[i];
+}
+
+inline uint rs_heads8(global const void *keys, uint kkind, ulong n, ulong first, uint *mask)
+{
+    uint c = 0, m = 0;
+    for (uint k = 0; k < RS_COARSE_ITEMS; k++) {
+        const ulong i = first + k;
+        if (i < n && (i == 0 || rs_key(keys, kkind, i) != rs_key(keys, kkind, i - 1))) {
+            c++;
+            m |= 1u << k;
+        }
+    }
+    *mask = m;
+    return c;
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_count(global const void *keys, uint kkind,
+                                                                             ulong n, global ulong *cnt)
+{
+    local uint l_c;
+    const uint t = (uint)get_local_id(0);
+    const ulong nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
+    for (ulong b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+        if (t == 0) l_c = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint m;
+        const uint c = rs_heads8(keys, kkind, n, b * RS_SS_TILE + t * RS_COARSE_ITEMS, &m);
+        if (c) atomic_add(&l_c, c);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (t == 0) cnt[b] = l_c;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_prefix(global const ulong *cnt, ulong nb,
+                                                                              global ulong *pre,
+                                                                              global ulong *offsets,
+                                                                              global ulong *runs, ulong n)
+{
+    local ulong l_s[RS_GROUP];
+    const uint t = (uint)get_local_id(0);
+    const ulong per = (nb + RS_GROUP - 1) / RS_GROUP, lo = t * per, hi = lo + per < nb ? lo + per : nb;
+    ulong sum = 0;
+    for (ulong b = lo; b < hi; b++) sum += cnt[b];
+    l_s[t] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+        ulong acc = 0;
+        for (uint i = 0; i < RS_GROUP; i++) {
+            const ulong v = l_s[i];
+            l_s[i] = acc;
+            acc += v;
+        }
+        *runs = acc;
+        offsets[acc] = n;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong acc = l_s[t];
+    for (ulong b = lo; b < hi; b++) {
+        pre[b] = acc;
+        acc += cnt[b];
+    }
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_scatter(global const void *keys, uint kkind,
+                                                                               ulong n, global const ulong *pre,
+                                                                               global ulong *offsets)
+{
+    local uint l_c[RS_GROUP];
+    const uint t = (uint)get_local_id(0);
+    const ulong nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
+    for (ulong b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+        const ulong first = b * RS_SS_TILE + t * RS_COARSE_ITEMS;
+        uint m;
+        l_c[t] = rs_heads8(keys, kkind, n, first, &m);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (t == 0) {
+            uint acc = 0;
+            for (uint i = 0; i < RS_GROUP; i++) {
+                const uint v = l_c[i];
+                l_c[i] = acc;
+                acc += v;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ulong r = pre[b] + l_c[t];
+        for (uint k = 0; k < RS_COARSE_ITEMS; k++)
+            if (m & (1u << k)) offsets[r++] = first + k;
+        barrier(CLK_LOCAL_MEM_FENCE); /* l_c is rewritten */
+    }
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_pad(global ulong *offsets,
+                                                                           global const ulong *runs, ulong n)
+{
+    const ulong R = *runs;
+    for (ulong r = R + 1 + get_global_id(0); r <= n; r += get_global_size(0)) offsets[r] = n;
+}

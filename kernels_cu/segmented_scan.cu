@@ -1,0 +1,326 @@
+/* Segmented scan (docs/ALGORITHMS.md, "Segmented scans"). Twin: kernels_cl/segmented_scan.cl, whose header explains
+ * the slots, the four kernels and the order of combination; the same constants, slots, chunks and order here.
+ * seg_check is segmented.cu's (rs_cu_seg_check).
+ *
+ * Template instances stay lean: the kernels that read the input or write the output are dispatched with
+ * rs_dispatch_scan (one instance per compute type T and op, a narrow input / output as a kernel argument), the two
+ * that see T values only with rs_dispatch on T. */
+#include <string.h>
+
+#include "common.cuh"
+#include "cu_launch.h"
+#include "scan_coarsened.cuh"
+#include "scan_io.cuh"
+
+#define RS_SS_TILE RS_SECTION_COARSE
+#define RS_SS_CHAIN 32
+#define RS_SS_SHORT RS_COARSE_ITEMS
+
+__device__ __forceinline__ rs_u64 rs_ss_off(const void *p, int kind, rs_u64 s)
+{
+    if (kind == RS_INT32) return (rs_u64)(long long)static_cast<const int *>(p)[s];
+    if (kind == RS_UINT32) return (rs_u64) static_cast<const unsigned *>(p)[s];
+    if (kind == RS_INT64) return (rs_u64) static_cast<const long long *>(p)[s];
+    return static_cast<const rs_u64 *>(p)[s];
+}
+
+/* rs_ss_slot of segmented_scan.cl */
+__device__ __forceinline__ int rs_ss_slot(const void *offsets, int kind, rs_u64 S, rs_u64 j, rs_u64 *c, rs_u64 *base,
+                                          rs_u64 *cnt, rs_u64 *nch)
+{
+    rs_u64 lo = 0, hi = S;
+    while (lo < hi) {
+        const rs_u64 mid = lo + (hi - lo) / 2;
+        if (mid + rs_ss_off(offsets, kind, mid) / RS_SS_TILE <= j) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return 0;
+    const rs_u64 s = lo - 1, o = rs_ss_off(offsets, kind, s), len = rs_ss_off(offsets, kind, s + 1) - o;
+    const rs_u64 k = j - (s + o / RS_SS_TILE), n = (len + RS_SS_TILE - 1) / RS_SS_TILE;
+    if (k >= n) return 0;
+    *c = k;
+    *nch = n;
+    *base = o + k * RS_SS_TILE;
+    *cnt = len - k * RS_SS_TILE < RS_SS_TILE ? len - k * RS_SS_TILE : RS_SS_TILE;
+    return 1;
+}
+
+template <typename SRC, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_scan_totals(SRC in, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *tot, rs_u64 slots)
+{
+    __shared__ __align__(16) T s[RS_SS_TILE];
+    __shared__ T r[RS_GROUP];
+    __shared__ rs_u64 l_j[RS_GROUP], l_base[RS_GROUP];
+    __shared__ unsigned l_n;
+    const unsigned t = threadIdx.x;
+    if (flags[0]) return;
+    const rs_u64 batches = (slots + RS_GROUP - 1) / RS_GROUP;
+    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
+        if (t == 0) l_n = 0;
+        __syncthreads();
+        const rs_u64 j = b * RS_GROUP + t;
+        rs_u64 c, base, cnt, nch;
+        if (j < slots && rs_ss_slot(offsets, kind, S, j, &c, &base, &cnt, &nch) && c + 1 < nch) {
+            const unsigned at = atomicAdd(&l_n, 1u);
+            l_j[at] = j;
+            l_base[at] = base;
+        }
+        __syncthreads();
+        const unsigned count = l_n;
+        for (unsigned q = 0; q < count; q++) {
+            const rs_u64 bq = l_base[q];
+            rs_scan_load<T, Op>(s, in, bq, bq + RS_SS_TILE, RS_SS_TILE);
+            __syncthreads();
+            T acc = s[t * RS_COARSE_ITEMS];
+            for (unsigned k = 1; k < RS_COARSE_ITEMS; ++k) acc = Op::combine(acc, s[t * RS_COARSE_ITEMS + k]);
+            r[t] = acc;
+            const T total = rs_scan_tree_total<T, Op>(r);
+            if (t == 0) tot[l_j[q]] = total;
+            __syncthreads();
+        }
+        __syncthreads(); /* every thread has read l_n before the next batch resets it */
+    }
+}
+
+template <typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_scan_groups(const T *tot, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *gsum, rs_u64 slots)
+{
+    if (flags[0]) return;
+    for (rs_u64 j = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; j < slots; j += (rs_u64)gridDim.x * RS_GROUP) {
+        rs_u64 c, base, cnt, nch;
+        if (!rs_ss_slot(offsets, kind, S, j, &c, &base, &cnt, &nch)) continue;
+        if (c % RS_SS_CHAIN != 0 || c + RS_SS_CHAIN >= nch) continue;
+        T w = tot[j];
+        for (unsigned p = 1; p < RS_SS_CHAIN; p++) w = Op::combine(w, tot[j + p]);
+        gsum[j] = w;
+    }
+}
+
+template <typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_scan_chain(const T *gsum, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init, T *acar)
+{
+    if (flags[0]) return;
+    for (rs_u64 s = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; s < S; s += (rs_u64)gridDim.x * RS_GROUP) {
+        const rs_u64 o = rs_ss_off(offsets, kind, s), len = rs_ss_off(offsets, kind, s + 1) - o;
+        const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, k0 = s + o / RS_SS_TILE;
+        T a = init;
+        for (rs_u64 g = 1; g * RS_SS_CHAIN < nch; g++) {
+            a = Op::combine(a, gsum[k0 + (g - 1) * RS_SS_CHAIN]);
+            acar[k0 + g * RS_SS_CHAIN] = a;
+        }
+    }
+}
+
+template <typename SRC, typename DST, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_scan_out(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, const T *tot,
+                 const T *acar, T init, int exclusive, rs_u64 slots)
+{
+    __shared__ __align__(16) T s[RS_SS_TILE];
+    __shared__ __align__(16) T aux[RS_AUX_COARSE];
+    __shared__ rs_u64 l_j[RS_GROUP], l_base[RS_GROUP], l_c[RS_GROUP];
+    __shared__ unsigned l_cnt[RS_GROUP];
+    __shared__ unsigned l_n;
+    __shared__ T l_p;
+    const unsigned t = threadIdx.x;
+    if (flags[0]) return;
+    const rs_u64 batches = (slots + RS_GROUP - 1) / RS_GROUP;
+    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
+        if (t == 0) l_n = 0;
+        __syncthreads();
+        const rs_u64 j = b * RS_GROUP + t;
+        rs_u64 c, base, cnt, nch;
+        if (j < slots && rs_ss_slot(offsets, kind, S, j, &c, &base, &cnt, &nch)) {
+            if (cnt <= RS_SS_SHORT && nch == 1) {
+                T acc = Op::identity();
+                for (unsigned i = 0; i < (unsigned)cnt; i++) {
+                    const T x = rs_load<T>(in, base + i);
+                    const T prev = acc;
+                    acc = i == 0 ? x : Op::combine(acc, x);
+                    rs_put(out, base + i,
+                           rs_out<Op>(Op::combine(init, exclusive ? (i == 0 ? Op::identity() : prev) : acc)));
+                }
+            } else {
+                const unsigned at = atomicAdd(&l_n, 1u);
+                l_j[at] = j;
+                l_base[at] = base;
+                l_c[at] = c;
+                l_cnt[at] = (unsigned)cnt;
+            }
+        }
+        __syncthreads();
+        const unsigned count = l_n;
+        for (unsigned q = 0; q < count; q++) {
+            const rs_u64 jq = l_j[q], bq = l_base[q], cq = l_c[q], endq = bq + l_cnt[q];
+            rs_scan_load<T, Op>(s, in, bq, endq, RS_SS_TILE);
+            if (t == 0) {
+                const unsigned p = (unsigned)(cq % RS_SS_CHAIN);
+                const T a = cq >= RS_SS_CHAIN ? acar[jq - p] : init;
+                T w = Op::identity();
+                for (unsigned i = 0; i < p; i++) w = i == 0 ? tot[jq - p] : Op::combine(w, tot[jq - p + i]);
+                l_p = p ? Op::combine(a, w) : a;
+            }
+            rs_block_scan_coarse<Op, false>(s, aux); /* begins and ends with a barrier */
+            rs_scan_store<T, Op>(out, s, bq, endq, RS_SS_TILE, exclusive, l_p, 1);
+            __syncthreads();
+        }
+        __syncthreads(); /* every thread has read l_n and the list before the next batch */
+    }
+}
+
+extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, const void *init,
+                                      const void *in, void *out, int kind, const void *offsets,
+                                      unsigned long long num_segments, const unsigned *flags, void *tot, void *gsum,
+                                      void *acar, unsigned long long slots, unsigned grid_slots,
+                                      unsigned grid_segments, cudaStream_t stream)
+{
+    return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
+        typedef typename decltype(xt)::type X;
+        typedef typename decltype(tt)::type T;
+        typedef typename decltype(ot)::template apply<T> Op;
+        typedef rs_scan_src<X> Sr;
+        typedef rs_scan_dst<X, T> D;
+        T init_v;
+        memcpy(&init_v, init, sizeof init_v);
+        seg_scan_totals<typename Sr::type, T, Op><<<grid_slots, RS_GROUP, 0, stream>>>(
+            Sr::make(in, in_dtype), offsets, kind, num_segments, flags, (T *)tot, slots);
+        cudaError_t err = rs_launched();
+        if (err != cudaSuccess) return err;
+        seg_scan_groups<T, Op><<<grid_slots, RS_GROUP, 0, stream>>>((const T *)tot, offsets, kind, num_segments, flags,
+                                                                    (T *)gsum, slots);
+        if ((err = rs_launched()) != cudaSuccess) return err;
+        seg_scan_chain<T, Op><<<grid_segments, RS_GROUP, 0, stream>>>((const T *)gsum, offsets, kind, num_segments,
+                                                                      flags, init_v, (T *)acar);
+        if ((err = rs_launched()) != cudaSuccess) return err;
+        seg_scan_out<typename Sr::type, typename D::type, T, Op><<<grid_slots, RS_GROUP, 0, stream>>>(
+            Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, (const T *)tot,
+            (const T *)acar, init_v, exclusive, slots);
+        return rs_launched();
+    });
+}
+
+/* ---------------------------------------------------------------- scan by key: byk_* of segmented_scan.cl */
+
+__device__ __forceinline__ rs_u64 rs_key(const void *k, int kkind, rs_u64 i)
+{
+    if (kkind == RS_INT8 || kkind == RS_UINT8) return static_cast<const unsigned char *>(k)[i];
+    if (kkind == RS_INT16 || kkind == RS_UINT16) return static_cast<const unsigned short *>(k)[i];
+    if (kkind == RS_INT32 || kkind == RS_UINT32) return static_cast<const unsigned *>(k)[i];
+    return static_cast<const rs_u64 *>(k)[i];
+}
+
+__device__ __forceinline__ unsigned rs_heads8(const void *keys, int kkind, rs_u64 n, rs_u64 first, unsigned *mask)
+{
+    unsigned c = 0, m = 0;
+    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+        const rs_u64 i = first + k;
+        if (i < n && (i == 0 || rs_key(keys, kkind, i) != rs_key(keys, kkind, i - 1))) {
+            c++;
+            m |= 1u << k;
+        }
+    }
+    *mask = m;
+    return c;
+}
+
+__global__ void __launch_bounds__(RS_GROUP) byk_count(const void *keys, int kkind, rs_u64 n, rs_u64 *cnt)
+{
+    __shared__ unsigned l_c;
+    const unsigned t = threadIdx.x;
+    const rs_u64 nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
+    for (rs_u64 b = blockIdx.x; b < nb; b += gridDim.x) {
+        if (t == 0) l_c = 0;
+        __syncthreads();
+        unsigned m;
+        const unsigned c = rs_heads8(keys, kkind, n, b * RS_SS_TILE + t * RS_COARSE_ITEMS, &m);
+        if (c) atomicAdd(&l_c, c);
+        __syncthreads();
+        if (t == 0) cnt[b] = l_c;
+        __syncthreads();
+    }
+}
+
+__global__ void __launch_bounds__(RS_GROUP)
+    byk_prefix(const rs_u64 *cnt, rs_u64 nb, rs_u64 *pre, rs_u64 *offsets, rs_u64 *runs, rs_u64 n)
+{
+    __shared__ rs_u64 l_s[RS_GROUP];
+    const unsigned t = threadIdx.x;
+    const rs_u64 per = (nb + RS_GROUP - 1) / RS_GROUP, lo = t * per, hi = lo + per < nb ? lo + per : nb;
+    rs_u64 sum = 0;
+    for (rs_u64 b = lo; b < hi; b++) sum += cnt[b];
+    l_s[t] = sum;
+    __syncthreads();
+    if (t == 0) {
+        rs_u64 acc = 0;
+        for (unsigned i = 0; i < RS_GROUP; i++) {
+            const rs_u64 v = l_s[i];
+            l_s[i] = acc;
+            acc += v;
+        }
+        *runs = acc;
+        offsets[acc] = n;
+    }
+    __syncthreads();
+    rs_u64 acc = l_s[t];
+    for (rs_u64 b = lo; b < hi; b++) {
+        pre[b] = acc;
+        acc += cnt[b];
+    }
+}
+
+__global__ void __launch_bounds__(RS_GROUP)
+    byk_scatter(const void *keys, int kkind, rs_u64 n, const rs_u64 *pre, rs_u64 *offsets)
+{
+    __shared__ unsigned l_c[RS_GROUP];
+    const unsigned t = threadIdx.x;
+    const rs_u64 nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
+    for (rs_u64 b = blockIdx.x; b < nb; b += gridDim.x) {
+        const rs_u64 first = b * RS_SS_TILE + t * RS_COARSE_ITEMS;
+        unsigned m;
+        l_c[t] = rs_heads8(keys, kkind, n, first, &m);
+        __syncthreads();
+        if (t == 0) {
+            unsigned acc = 0;
+            for (unsigned i = 0; i < RS_GROUP; i++) {
+                const unsigned v = l_c[i];
+                l_c[i] = acc;
+                acc += v;
+            }
+        }
+        __syncthreads();
+        rs_u64 r = pre[b] + l_c[t];
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+            if (m & (1u << k)) offsets[r++] = first + k;
+        __syncthreads();
+    }
+}
+
+__global__ void __launch_bounds__(RS_GROUP) byk_pad(rs_u64 *offsets, const rs_u64 *runs, rs_u64 n)
+{
+    const rs_u64 R = *runs;
+    for (rs_u64 r = R + 1 + blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; r <= n; r += (rs_u64)gridDim.x * RS_GROUP)
+        offsets[r] = n;
+}
+
+extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets,
+                                         void *cnt, void *pre, void *runs, int pad, unsigned grid_blocks,
+                                         unsigned grid_pad, cudaStream_t stream)
+{
+    const rs_u64 nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
+    byk_count<<<grid_blocks, RS_GROUP, 0, stream>>>(keys, kkind, n, (rs_u64 *)cnt);
+    cudaError_t err = rs_launched();
+    if (err != cudaSuccess) return err;
+    byk_prefix<<<1, RS_GROUP, 0, stream>>>((const rs_u64 *)cnt, nb, (rs_u64 *)pre, (rs_u64 *)offsets, (rs_u64 *)runs,
+                                           n);
+    if ((err = rs_launched()) != cudaSuccess) return err;
+    byk_scatter<<<grid_blocks, RS_GROUP, 0, stream>>>(keys, kkind, n, (const rs_u64 *)pre, (rs_u64 *)offsets);
+    if ((err = rs_launched()) != cudaSuccess) return err;
+    if (pad) {
+        byk_pad<<<grid_pad, RS_GROUP, 0, stream>>>((rs_u64 *)offsets, (const rs_u64 *)runs, n);
+        err = rs_launched();
+    }
+    return err;
+}

@@ -1,0 +1,574 @@
+/* test_segmented_scan: redscan_segmented_scan and its _async form (docs/SEMANTICS.md "Segmented scans",
+ * docs/ALGORITHMS.md "Segmented scans").
+ *
+ * The rule under test: segment s = in[offsets[s] .. offsets[s+1]) is written to the same positions of out with the
+ * bits of redscan_scan_ex (AUTO block and grid: coarsened, single_pass's order) of that slice alone, with the call's
+ * exclusive and init (every segment starts at init). So every segment is checked bit for bit against the host
+ * emulation ref_scan_emulate_single_pass (reference.c) of its slice, a few against the device's own redscan_scan_ex
+ * (COARSENED x SINGLE_PASS) of the slice, and every element outside the segments must keep its poison.
+ *
+ *   ops x dtypes     every op x dtype (1..12), inclusive and exclusive with and without init, on a mixed layout
+ *                    (empty, 1 .. 9, the chunk edges 2047 / 2048 / 2049, group edges 32 x 2048 +- 1, random); the
+ *                    widenings on a rotating subset (all at level 2)
+ *   layouts          one huge segment (several groups of 32 chunks: the chain), many empty, many one-element,
+ *                    power-law and uniform lengths, each with every offsets dtype
+ *   positions        one segment's content at several offsets among other segments: the same bits
+ *   in place, async  in == out; the _async form with redscan_synchronize
+ *   errors           host checks (status, message, nothing written) and the device checks (decreasing, negative,
+ *                    past the end; blocking and _async)
+ *   scan by key      every key dtype (int8 .. uint64), runs from the layouts above (keys that wrap, equal keys in
+ *                    runs that are not adjacent), blocking / _async (offsets padded), in place, a widening; its
+ *                    errors (keys shorter than n, float keys, out == keys, ...) */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static int g_have_fp64 = 1;
+static int g_have_single_pass = 1;
+
+static const redscan_dtype ALL_DTYPES[] = {REDSCAN_INT32,  REDSCAN_UINT32,  REDSCAN_INT64, REDSCAN_UINT64,
+                                           REDSCAN_FLOAT32, REDSCAN_FLOAT64, REDSCAN_INT8,  REDSCAN_UINT8,
+                                           REDSCAN_INT16,  REDSCAN_UINT16,  REDSCAN_FLOAT16, REDSCAN_BFLOAT16};
+#define N_DTYPES (sizeof ALL_DTYPES / sizeof ALL_DTYPES[0])
+static const redscan_dtype OFF_DTYPES[] = {REDSCAN_INT32, REDSCAN_UINT32, REDSCAN_INT64, REDSCAN_UINT64};
+#define SENTINEL 0xA5
+
+static int usable(redscan_dtype dt) { return dt != REDSCAN_FLOAT64 || g_have_fp64; }
+
+typedef enum { LAY_MIXED = 0, LAY_HUGE, LAY_EMPTY, LAY_ONES, LAY_POWER, LAY_UNIFORM, LAY_COUNT } layout;
+static const char *lay_name(layout l)
+{
+    static const char *names[] = {"mixed", "huge", "many-empty", "many-ones", "power-law", "uniform"};
+    return names[l];
+}
+
+static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t big)
+{
+    size_t S = 0;
+    switch (lay) {
+    case LAY_MIXED: {
+        static const size_t fixed[] = {0, 1, 2, 0, 3, 7, 8, 9, 2047, 2048, 2049, 0, 255, 256, 257, 4095, 4097, 0};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) len[S++] = fixed[i];
+        len[S++] = big;
+        while (S < 40) len[S++] = (size_t)h_rng_below(r, 5000);
+        len[S++] = 0;
+        break;
+    }
+    case LAY_HUGE: len[S++] = big; break;
+    case LAY_EMPTY:
+        while (S < cap) len[S++] = h_rng_below(r, 1000) == 0 ? (size_t)h_rng_below(r, 5000) : 0;
+        break;
+    case LAY_ONES:
+        while (S < cap) len[S++] = 1;
+        break;
+    case LAY_POWER:
+        while (S < cap / 16) {
+            const double u = h_rng_unit(r);
+            const double x = 1.0 / ((1.0 - u) * (1.0 - u));
+            len[S++] = x > (double)big ? big : (size_t)x - 1;
+        }
+        break;
+    case LAY_UNIFORM:
+        while (S < cap / 64) len[S++] = (size_t)h_rng_below(r, 2 * 2048 + 2);
+        break;
+    default: break;
+    }
+    return S;
+}
+
+static void store_offsets(redscan_dtype odt, void *dst, const uint64_t *off, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        ref_val v = ref_zero();
+        v.u64 = off[i];
+        if (odt == REDSCAN_INT32 || odt == REDSCAN_UINT32) v.u32 = (uint32_t)off[i];
+        ref_store(odt, dst, i, v);
+    }
+}
+
+static redscan_buffer *offsets_buffer(redscan_dtype odt, const uint64_t *off, size_t count)
+{
+    const size_t os = ref_size(odt);
+    unsigned char *h = (unsigned char *)h_malloc(count * os);
+    store_offsets(odt, h, off, count);
+    redscan_buffer *b = h_buffer_with(h, count * os, count * os, (redscan_dtype)0, ref_zero());
+    free(h);
+    return b;
+}
+
+/* init: 0 = NULL, 1 = a generated value of the output type */
+typedef struct {
+    int exclusive, init, inplace, async, device_checks;
+} opts;
+
+/* One segmented scan over a layout; every segment against the emulation; positions outside the segments keep their
+ * bytes. Returns nothing; failures are counted. */
+static void scan_case(redscan_op op, redscan_dtype dt, redscan_dtype odt, layout lay, redscan_dtype offdt,
+                      size_t cap, size_t big, opts o)
+{
+    const uint64_t seed = h_seed(43, (uint64_t)op, (uint64_t)dt, (uint64_t)odt, (uint64_t)lay,
+                                 (uint64_t)offdt * 16 + (uint64_t)(o.exclusive * 4 + o.init * 2 + o.inplace));
+    if (!h_case("segmented_scan %s %s->%s %s offsets=%s %s init=%s%s%s seed=0x%" PRIx64, ref_op_str(op),
+                ref_dtype_str(dt), ref_dtype_str(odt), lay_name(lay), ref_dtype_str(offdt),
+                o.exclusive ? "exclusive" : "inclusive", o.init ? "value" : "null", o.inplace ? " in-place" : "",
+                o.async ? " async" : "", seed))
+        return;
+    h_rng r;
+    h_rng_init(&r, seed);
+    size_t *len = (size_t *)h_malloc((cap + 64) * sizeof *len);
+    const size_t S = make_lengths(lay, &r, len, cap, big);
+    uint64_t *off = (uint64_t *)h_malloc((S + 1) * sizeof *off);
+    const size_t lead = (size_t)h_rng_below(&r, 7);
+    off[0] = lead;
+    for (size_t s = 0; s < S; s++) off[s + 1] = off[s] + len[s];
+    const size_t n = (size_t)off[S], tail = 1 + (size_t)h_rng_below(&r, 9), total = n + tail;
+    const size_t es = ref_size(dt), os = ref_size(odt);
+    unsigned char *x = (unsigned char *)h_malloc(total * es);
+    h_fill(dt, x, lead, h_poison(op, dt));
+    const h_gen gen = (h_gen)(h_rng_below(&r, (uint64_t)h_gen_count(dt)));
+    h_generate(&r, dt, op, gen, x + lead * es, n - lead);
+    h_fill(dt, x + n * es, tail, h_poison(op, dt));
+    unsigned char initv[8] = {0};
+    if (o.init) h_generate(&r, odt, op, GEN_PLAIN, initv, 1);
+
+    /* expected: the poison / sentinel everywhere, each segment's emulation at its place */
+    unsigned char *want = (unsigned char *)h_malloc(total * os), *got = (unsigned char *)h_malloc(total * os);
+    if (o.inplace)
+        memcpy(want, x, total * os);
+    else
+        memset(want, SENTINEL, total * os);
+    for (size_t s = 0; s < S; s++)
+        if (len[s])
+            ref_scan_emulate_single_pass(REDSCAN_BLOCK_COARSENED, op, dt, odt, o.exclusive, o.init ? initv : NULL,
+                                         x + off[s] * es, want + off[s] * os, len[s]);
+
+    redscan_buffer *in = h_buffer_with(x, total * es, total * es, dt, ref_zero());
+    redscan_buffer *ob = offsets_buffer(offdt, off, S + 1);
+    redscan_buffer *out = o.inplace ? in : h_buffer_with(NULL, 0, total * os, (redscan_dtype)0, ref_zero());
+    if (in && ob && out) {
+        redscan_scan_desc d = {op, dt, odt == dt ? (redscan_dtype)0 : odt, o.exclusive, o.init ? initv : NULL,
+                               REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+        redscan_status st;
+        if (o.async) {
+            st = redscan_segmented_scan_async(h_ctx, &d, in, offdt, ob, S, out);
+            if (st == REDSCAN_OK) st = redscan_synchronize(h_ctx);
+        } else {
+            st = redscan_segmented_scan(h_ctx, &d, in, offdt, ob, S, out);
+        }
+        if (CHECK_OK(st, "redscan_segmented_scan") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, total * os), "redscan_buffer_read")) {
+            size_t bad = 0;
+            size_t s = 0; /* the segment of element i, or S */
+            for (size_t i = 0; i < total && bad < 5; i++) {
+                while (s < S && off[s + 1] <= i) s++;
+                const int inside = s < S && i >= off[s];
+                /* inside: bit for bit but for NaN payloads of sums / products (ref_result_equal); outside: untouched */
+                if (inside ? !ref_result_equal(op, odt, ref_load(odt, got, i), ref_load(odt, want, i))
+                           : memcmp(got + i * os, want + i * os, os) != 0) {
+                    char gs[96], ws[96];
+                    CHECK(0, "element %zu (segment %zu, offset %" PRIu64 ", length %zu, position %" PRIu64
+                             "): got %s, want %s",
+                          i, s, s < S ? off[s] : 0, s < S ? len[s] : 0, s < S ? i - off[s] : 0,
+                          h_fmt(odt, ref_load(odt, got, i), gs), h_fmt(odt, ref_load(odt, want, i), ws));
+                    bad++;
+                }
+            }
+            CHECK(bad == 0, "segments");
+        }
+        /* the device's own scan of a few slices (explicit coarsened x single_pass: the same order) */
+        for (int k = 0; k < o.device_checks && S > 0 && g_have_single_pass && !o.inplace; k++) {
+            size_t s = k == 0 ? S - 1 : (size_t)h_rng_below(&r, S);
+            for (size_t t = 0; t < S && len[s] == 0; t++) s = (s + 1) % S;
+            if (len[s] == 0) break;
+            redscan_buffer *slice = h_buffer_with(x + off[s] * es, len[s] * es, len[s] * es, dt, ref_zero());
+            redscan_buffer *so = h_buffer(len[s] * os);
+            unsigned char *dv = (unsigned char *)h_malloc(len[s] * os);
+            redscan_scan_desc c = {op, dt, odt == dt ? (redscan_dtype)0 : odt, o.exclusive, o.init ? initv : NULL,
+                                   REDSCAN_BLOCK_COARSENED, REDSCAN_GRID_SINGLE_PASS, 0};
+            st = slice && so ? redscan_scan_ex(h_ctx, &c, slice, so, len[s]) : REDSCAN_ERR_DEVICE;
+            if (st == REDSCAN_ERR_UNSUPPORTED) {
+                g_have_single_pass = 0;
+            } else if (CHECK_OK(st, "redscan_scan_ex (slice)") &&
+                       CHECK_OK(redscan_buffer_read(h_ctx, so, 0, dv, len[s] * os), "read")) {
+                CHECK(memcmp(dv, got + off[s] * os, len[s] * os) == 0,
+                      "segment %zu (length %zu): differs from redscan_scan_ex of the slice", s, len[s]);
+            }
+            free(dv);
+            redscan_buffer_destroy(h_ctx, slice);
+            redscan_buffer_destroy(h_ctx, so);
+        }
+    }
+    redscan_buffer_destroy(h_ctx, in);
+    redscan_buffer_destroy(h_ctx, ob);
+    if (!o.inplace) redscan_buffer_destroy(h_ctx, out);
+    free(want);
+    free(got);
+    free(x);
+    free(off);
+    free(len);
+}
+
+/* One segment's content at several places among other segments: the same bits each time. */
+static void position_case(redscan_op op, redscan_dtype dt)
+{
+    const uint64_t seed = h_seed(44, (uint64_t)op, (uint64_t)dt, 0, 0, 0);
+    if (!h_case("segmented_scan position %s %s seed=0x%" PRIx64, ref_op_str(op), ref_dtype_str(dt), seed)) return;
+    h_rng r;
+    h_rng_init(&r, seed);
+    const size_t L = 3 * 2048 + 77, es = ref_size(dt);
+    unsigned char *seg = (unsigned char *)h_malloc(L * es), *first = (unsigned char *)h_malloc(L * es);
+    h_generate(&r, dt, op, GEN_PLAIN, seg, L);
+    static const size_t before[] = {0, 1, 2047, 2048, 5000, 12345};
+    for (size_t p = 0; p < sizeof before / sizeof before[0]; p++) {
+        const size_t pre = before[p], n = pre + L + 100;
+        unsigned char *x = (unsigned char *)h_malloc(n * es);
+        h_generate(&r, dt, op, GEN_PLAIN, x, n);
+        memcpy(x + pre * es, seg, L * es);
+        uint64_t off[4] = {0, pre / 2, pre, pre + L};
+        redscan_buffer *in = h_buffer_with(x, n * es, n * es, dt, ref_zero());
+        redscan_buffer *ob = offsets_buffer(REDSCAN_UINT64, off, 4);
+        redscan_buffer *out = h_buffer(n * es);
+        unsigned char *got = (unsigned char *)h_malloc(n * es);
+        redscan_scan_desc d = {op, dt, 0, 0, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+        if (in && ob && out && CHECK_OK(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, 3, out), "scan") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, n * es), "read")) {
+            if (p == 0)
+                memcpy(first, got + pre * es, L * es);
+            else
+                CHECK(memcmp(first, got + pre * es, L * es) == 0, "the segment after %zu elements differs", pre);
+        }
+        redscan_buffer_destroy(h_ctx, in);
+        redscan_buffer_destroy(h_ctx, ob);
+        redscan_buffer_destroy(h_ctx, out);
+        free(got);
+        free(x);
+    }
+    free(seg);
+    free(first);
+}
+
+static void expect(redscan_status st, redscan_status want, const char *what, const char *words)
+{
+    if (CHECK_STATUS(st, want, what) && words)
+        CHECK(h_names_any(h_last_error(), words), "%s: message \"%s\" does not name %s", what, h_last_error(), words);
+}
+
+static void errors(void)
+{
+    if (!h_case("segmented_scan errors")) return;
+    const size_t S = 4;
+    int32_t x[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    uint64_t off[5] = {0, 2, 2, 7, 10};
+    unsigned char fill[80], back[80];
+    memset(fill, SENTINEL, sizeof fill);
+    redscan_buffer *in = h_buffer_with(x, sizeof x, sizeof x, (redscan_dtype)0, ref_zero());
+    redscan_buffer *ob = offsets_buffer(REDSCAN_UINT64, off, S + 1);
+    redscan_buffer *out = h_buffer(40), *small = h_buffer(39), *wide = h_buffer(80);
+    if (!in || !ob || !out || !small || !wide) return;
+    redscan_buffer_write(h_ctx, out, 0, fill, 40);
+    redscan_scan_desc d = {REDSCAN_SUM, REDSCAN_INT32, 0, 0, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+    const redscan_status BAD = REDSCAN_ERR_INVALID_ARGUMENT;
+    expect(redscan_segmented_scan(NULL, &d, in, REDSCAN_UINT64, ob, S, out), BAD, "NULL ctx", NULL);
+    expect(redscan_segmented_scan(h_ctx, NULL, in, REDSCAN_UINT64, ob, S, out), BAD, "NULL desc", "desc");
+    expect(redscan_segmented_scan(h_ctx, &d, NULL, REDSCAN_UINT64, ob, S, out), BAD, "NULL in", "in");
+    expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, NULL, S, out), BAD, "NULL offsets", "offsets");
+    expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, S, NULL), BAD, "NULL out", "out");
+    expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_FLOAT64, ob, S, out), BAD, "offsets dtype", "offsets_dtype");
+    expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, 0, out), BAD, "num_segments 0", "num_segments");
+    expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, 5, out), BAD, "offsets too small", "offsets");
+    expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, S, small), BAD, "out too small", "out");
+    expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, S, ob), BAD, "out is offsets", "out");
+    {
+        redscan_scan_desc e = d;
+        e.out_dtype = REDSCAN_INT64;
+        expect(redscan_segmented_scan(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "widened out too small", "out");
+        expect(redscan_segmented_scan(h_ctx, &e, in, REDSCAN_UINT64, ob, S, in), BAD, "widening in place", "same");
+        e = d;
+        e.exclusive = 2;
+        expect(redscan_segmented_scan(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "exclusive 2", "exclusive");
+        e = d;
+        e.block = REDSCAN_BLOCK_BRENT_KUNG;
+        expect(redscan_segmented_scan(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), REDSCAN_ERR_UNSUPPORTED,
+               "block brent_kung", "coarsened");
+        e = d;
+        e.grid = REDSCAN_GRID_HIERARCHICAL;
+        expect(redscan_segmented_scan(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), REDSCAN_ERR_UNSUPPORTED,
+               "grid hierarchical", "single_pass");
+        e = d;
+        e.grid = (redscan_grid_scan)9;
+        expect(redscan_segmented_scan(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "grid 9", "grid");
+        e = d;
+        e.op = (redscan_op)9;
+        expect(redscan_segmented_scan(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "op 9", "op");
+        e = d;
+        e.flags = 1;
+        expect(redscan_segmented_scan(h_ctx, &e, in, REDSCAN_UINT64, ob, S, out), BAD, "flags", "flags");
+    }
+    expect(redscan_segmented_scan_async(h_ctx, &d, in, REDSCAN_UINT64, ob, S, small), BAD, "async out too small",
+           "out");
+    if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 40), "read"))
+        CHECK_MEM(back, fill, 40, "host checks: the output");
+    static const struct {
+        uint64_t off[5];
+        const char *words;
+    } faulty[] = {{{0, 5, 2, 7, 10}, "decrease|offsets[1]"}, {{0, 2, 2, 7, 11}, "exceeds|offsets[4]"}};
+    for (size_t f = 0; f < 2; f++)
+        for (size_t o = 0; o < 4; o++) {
+            redscan_buffer *fb = offsets_buffer(OFF_DTYPES[o], faulty[f].off, S + 1);
+            expect(redscan_segmented_scan(h_ctx, &d, in, OFF_DTYPES[o], fb, S, out), BAD, "faulty offsets",
+                   faulty[f].words);
+            if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 40), "read"))
+                CHECK_MEM(back, fill, 40, "faulty offsets: the output");
+            redscan_buffer_destroy(h_ctx, fb);
+        }
+    {
+        int32_t neg[5] = {-1, 2, 2, 7, 10};
+        redscan_buffer *fb = h_buffer_with(neg, sizeof neg, sizeof neg, (redscan_dtype)0, ref_zero());
+        expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_INT32, fb, S, out), BAD, "negative offset", "negative");
+        redscan_buffer_destroy(h_ctx, fb);
+        uint64_t bad_off[5] = {0, 2, 1, 7, 10};
+        fb = offsets_buffer(REDSCAN_UINT64, bad_off, S + 1);
+        expect(redscan_segmented_scan_async(h_ctx, &d, in, REDSCAN_UINT64, fb, S, out), REDSCAN_OK, "async faulty",
+               NULL);
+        expect(redscan_synchronize(h_ctx), BAD, "synchronize after async faulty offsets", "decrease|offsets[1]");
+        expect(redscan_synchronize(h_ctx), REDSCAN_OK, "second synchronize", NULL);
+        if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 40), "read"))
+            CHECK_MEM(back, fill, 40, "async faulty offsets: the output");
+        redscan_buffer_destroy(h_ctx, fb);
+    }
+    int32_t got[10];
+    static const int32_t want[10] = {1, 3, 3, 7, 12, 18, 25, 8, 17, 27};
+    if (CHECK_OK(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, S, out), "after errors") &&
+        CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, sizeof got), "read"))
+        CHECK_MEM(got, want, sizeof got, "sums after errors");
+    redscan_buffer_destroy(h_ctx, in);
+    redscan_buffer_destroy(h_ctx, ob);
+    redscan_buffer_destroy(h_ctx, out);
+    redscan_buffer_destroy(h_ctx, small);
+    redscan_buffer_destroy(h_ctx, wide);
+}
+
+/* ---------------------------------------------------------------- scan by key */
+
+static const redscan_dtype KEY_DTYPES[] = {REDSCAN_INT8,  REDSCAN_UINT8, REDSCAN_INT16, REDSCAN_UINT16,
+                                           REDSCAN_INT32, REDSCAN_UINT32, REDSCAN_INT64, REDSCAN_UINT64};
+
+/* Runs of a layout's non-zero lengths, each with a key that differs from the one before (steps of 1..3 that wrap in
+ * the key's width, so equal keys come back in runs that are not adjacent); every run against the emulation of its
+ * slice. */
+static void bykey_case(redscan_op op, redscan_dtype dt, redscan_dtype odt, redscan_dtype kdt, layout lay, size_t cap,
+                       size_t big, opts o)
+{
+    const uint64_t seed = h_seed(45, (uint64_t)op, (uint64_t)dt, (uint64_t)odt, (uint64_t)lay,
+                                 (uint64_t)kdt * 16 + (uint64_t)(o.exclusive * 4 + o.init * 2 + o.inplace));
+    if (!h_case("scan_by_key %s %s->%s %s keys=%s %s init=%s%s%s seed=0x%" PRIx64, ref_op_str(op), ref_dtype_str(dt),
+                ref_dtype_str(odt), lay_name(lay), ref_dtype_str(kdt), o.exclusive ? "exclusive" : "inclusive",
+                o.init ? "value" : "null", o.inplace ? " in-place" : "", o.async ? " async" : "", seed))
+        return;
+    h_rng r;
+    h_rng_init(&r, seed);
+    size_t *len = (size_t *)h_malloc((cap + 64) * sizeof *len);
+    size_t R = make_lengths(lay, &r, len, cap, big), m = 0;
+    for (size_t i = 0; i < R; i++)
+        if (len[i]) len[m++] = len[i];
+    R = m;
+    if (R == 0) len[R++] = 1;
+    size_t n = 0;
+    for (size_t i = 0; i < R; i++) n += len[i];
+    const size_t es = ref_size(dt), os = ref_size(odt), ks = ref_size(kdt);
+    unsigned char *x = (unsigned char *)h_malloc(n * es + 8), *keys = (unsigned char *)h_malloc(n * ks + 8);
+    const h_gen gen = (h_gen)(h_rng_below(&r, (uint64_t)h_gen_count(dt)));
+    h_generate(&r, dt, op, gen, x, n);
+    uint64_t k = h_rng_below(&r, 1000), at = 0;
+    for (size_t i = 0; i < R; i++) {
+        for (size_t j = 0; j < len[i]; j++, at++) {
+            ref_val v = ref_zero();
+            v.u64 = k;
+            if (ks == 1) v.u8 = (uint8_t)k;
+            if (ks == 2) v.u16 = (uint16_t)k;
+            if (ks == 4) v.u32 = (uint32_t)k;
+            ref_store(kdt, keys, at, v);
+        }
+        k += 1 + h_rng_below(&r, 3);
+    }
+    unsigned char initv[8] = {0};
+    if (o.init) h_generate(&r, odt, op, GEN_PLAIN, initv, 1);
+    unsigned char *want = (unsigned char *)h_malloc(n * os + 8), *got = (unsigned char *)h_malloc(n * os + 8);
+    at = 0;
+    for (size_t i = 0; i < R; i++) {
+        ref_scan_emulate_single_pass(REDSCAN_BLOCK_COARSENED, op, dt, odt, o.exclusive, o.init ? initv : NULL,
+                                     x + at * es, want + at * os, len[i]);
+        at += len[i];
+    }
+    /* one more element in every buffer: poison past n, which nothing may read or write */
+    redscan_buffer *in = h_buffer_with(x, n * es, (n + 1) * es, dt, h_poison(op, dt));
+    redscan_buffer *kb = h_buffer_with(keys, n * ks, (n + 1) * ks, (redscan_dtype)0, ref_zero());
+    redscan_buffer *out = o.inplace ? in : h_buffer_with(NULL, 0, (n + 1) * os, (redscan_dtype)0, ref_zero());
+    if (in && kb && out) {
+        redscan_scan_desc d = {op, dt, odt == dt ? (redscan_dtype)0 : odt, o.exclusive, o.init ? initv : NULL,
+                               REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+        redscan_status st;
+        if (o.async) {
+            st = redscan_scan_by_key_async(h_ctx, &d, kdt, kb, in, out, n);
+            if (st == REDSCAN_OK) st = redscan_synchronize(h_ctx);
+        } else {
+            st = redscan_scan_by_key(h_ctx, &d, kdt, kb, in, out, n);
+        }
+        if (CHECK_OK(st, "redscan_scan_by_key") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, (n + 1) * os), "redscan_buffer_read")) {
+            CHECK_ARRAY(op, odt, got, want, n, "runs");
+            if (!o.inplace) {
+                int untouched = 1;
+                for (size_t b = 0; b < os; b++) untouched &= got[n * os + b] == SENTINEL;
+                CHECK(untouched, "out[n] was written");
+            }
+        }
+    }
+    redscan_buffer_destroy(h_ctx, in);
+    redscan_buffer_destroy(h_ctx, kb);
+    if (!o.inplace) redscan_buffer_destroy(h_ctx, out);
+    free(want);
+    free(got);
+    free(x);
+    free(keys);
+    free(len);
+}
+
+static void bykey_errors(void)
+{
+    if (!h_case("scan_by_key errors")) return;
+    int32_t x[6] = {1, 2, 3, 4, 5, 6};
+    int16_t keys[6] = {7, 7, 1, 1, 1, 7};
+    unsigned char fill[24], back[24];
+    memset(fill, SENTINEL, sizeof fill);
+    redscan_buffer *in = h_buffer_with(x, sizeof x, sizeof x, (redscan_dtype)0, ref_zero());
+    redscan_buffer *kb = h_buffer_with(keys, sizeof keys, sizeof keys, (redscan_dtype)0, ref_zero());
+    redscan_buffer *out = h_buffer(24);
+    if (!in || !kb || !out) return;
+    redscan_buffer_write(h_ctx, out, 0, fill, 24);
+    redscan_scan_desc d = {REDSCAN_SUM, REDSCAN_INT32, 0, 0, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+    const redscan_status BAD = REDSCAN_ERR_INVALID_ARGUMENT;
+    expect(redscan_scan_by_key(NULL, &d, REDSCAN_INT16, kb, in, out, 6), BAD, "NULL ctx", NULL);
+    expect(redscan_scan_by_key(h_ctx, NULL, REDSCAN_INT16, kb, in, out, 6), BAD, "NULL desc", "desc");
+    expect(redscan_scan_by_key(h_ctx, &d, REDSCAN_INT16, NULL, in, out, 6), BAD, "NULL keys", "keys");
+    expect(redscan_scan_by_key(h_ctx, &d, REDSCAN_FLOAT32, kb, in, out, 6), BAD, "float keys", "key_dtype");
+    expect(redscan_scan_by_key(h_ctx, &d, REDSCAN_FLOAT16, kb, in, out, 6), BAD, "float16 keys", "key_dtype");
+    expect(redscan_scan_by_key(h_ctx, &d, (redscan_dtype)0, kb, in, out, 6), BAD, "key dtype 0", "key_dtype");
+    expect(redscan_scan_by_key(h_ctx, &d, REDSCAN_INT32, kb, in, out, 6), BAD, "keys shorter than n", "keys");
+    expect(redscan_scan_by_key(h_ctx, &d, REDSCAN_INT16, kb, in, out, 7), BAD, "in shorter than n", "in|keys");
+    expect(redscan_scan_by_key(h_ctx, &d, REDSCAN_INT16, kb, in, kb, 3), BAD, "out is keys", "keys");
+    {
+        redscan_scan_desc e = d;
+        e.block = REDSCAN_BLOCK_KOGGE_STONE;
+        expect(redscan_scan_by_key(h_ctx, &e, REDSCAN_INT16, kb, in, out, 6), REDSCAN_ERR_UNSUPPORTED, "block",
+               "coarsened");
+        e = d;
+        e.out_dtype = REDSCAN_INT64;
+        expect(redscan_scan_by_key(h_ctx, &e, REDSCAN_INT16, kb, in, in, 3), BAD, "widening in place", "same");
+        expect(redscan_scan_by_key_async(h_ctx, &e, REDSCAN_INT16, kb, in, out, 6), BAD, "async widened out small",
+               "out");
+    }
+    if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 24), "read")) CHECK_MEM(back, fill, 24, "the output");
+    CHECK_OK(redscan_scan_by_key(h_ctx, &d, REDSCAN_INT16, kb, in, out, 0), "n = 0");
+    if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 24), "read")) CHECK_MEM(back, fill, 24, "n = 0: the output");
+    int32_t got[6];
+    static const int32_t want[6] = {1, 3, 3, 7, 12, 6};
+    if (CHECK_OK(redscan_scan_by_key(h_ctx, &d, REDSCAN_INT16, kb, in, out, 6), "valid") &&
+        CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, sizeof got), "read"))
+        CHECK_MEM(got, want, sizeof got, "sums by key");
+    redscan_buffer_destroy(h_ctx, in);
+    redscan_buffer_destroy(h_ctx, kb);
+    redscan_buffer_destroy(h_ctx, out);
+}
+
+int main(void)
+{
+    h_open("test_segmented_scan");
+    {
+        double one = 1.0, r = 0;
+        if (redscan_reduce_host(h_ctx, REDSCAN_SUM, REDSCAN_FLOAT64, &one, 1, &r) == REDSCAN_ERR_UNSUPPORTED) {
+            g_have_fp64 = 0;
+            printf("note: the device has no fp64; FLOAT64 cases are skipped\n");
+        }
+    }
+    const int L = h_level();
+    double t0 = h_now();
+    errors();
+    printf("errors: %.1f s\n", h_now() - t0);
+
+    /* every op x dtype on the mixed layout (a segment of 33 x 2048 + 5: two groups of chunks, the chain) */
+    t0 = h_now();
+    const size_t mixed_big = 33 * 2048 + 5;
+    for (size_t di = 0; di < N_DTYPES; di++) {
+        const redscan_dtype dt = ALL_DTYPES[di];
+        if (!usable(dt)) continue;
+        for (int op = 0; op < 4; op++) {
+            /* PoCL compiles one program per (dtype, op): a quarter of the pairs at level 1 (the CI's first pass),
+             * an eighth at level 0 (its second and third), rotating so that every dtype and every op is met;
+             * all of them at level 2 */
+            if (L < 2 && (di + (size_t)op) % (L == 0 ? 8 : 4) != 0) continue;
+            const size_t v = di + (size_t)op;
+            opts o = {(int)(v % 2), (int)((v / 2) % 2), 0, 0, v % 4 == 0 ? 1 : 0};
+            scan_case((redscan_op)op, dt, dt, LAY_MIXED, OFF_DTYPES[v % 4], 64, mixed_big, o);
+            if (L >= 1) {
+                o.exclusive = !o.exclusive;
+                o.init = !o.init;
+                o.inplace = v % 3 == 0;
+                scan_case((redscan_op)op, dt, dt, LAY_MIXED, OFF_DTYPES[(v + 1) % 4], 64, 2 * 2048 + 1, o);
+            }
+            redscan_dtype wide[2];
+            const int nw = ref_widenings(dt, wide);
+            for (int w = 0; w < nw; w++) {
+                if (!usable(wide[w])) continue;
+                if (L < 2 && (v + (size_t)w) % (L == 0 ? 4 : 2) != 0) continue;
+                const opts ow = {(int)(w % 2), 1, 0, 0, 0};
+                scan_case((redscan_op)op, dt, wide[w], LAY_MIXED, REDSCAN_INT64, 64, 3 * 2048 + 5, ow);
+            }
+        }
+    }
+    printf("ops x dtypes: %.1f s\n", h_now() - t0);
+
+    t0 = h_now();
+    const size_t cap = L == 0 ? 20000 : L == 1 ? 60000 : 1000000;
+    const size_t big = L == 0 ? 70000 : L == 1 ? 300000 : 5000000;
+    for (int lay = 1; lay < LAY_COUNT; lay++)
+        for (size_t o = 0; o < 4; o++) {
+            const opts op1 = {(int)(o % 2), (int)(o / 2), 0, o == 3, o == 0 ? 2 : 0};
+            scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, (layout)lay, OFF_DTYPES[o], cap, big, op1);
+            if (o == (size_t)lay % 4) {
+                const opts op2 = {1, 1, 0, 0, 1};
+                scan_case(REDSCAN_MAX, REDSCAN_INT32, REDSCAN_INT32, (layout)lay, OFF_DTYPES[o], cap, big, op2);
+                const opts op3 = {0, 0, 1, 0, 0};
+                scan_case(REDSCAN_SUM, REDSCAN_FLOAT16, REDSCAN_FLOAT16, (layout)lay, OFF_DTYPES[o], cap, big, op3);
+            }
+        }
+    if (L >= 2) {
+        const opts oh = {0, 1, 0, 0, 1};
+        scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_HUGE, REDSCAN_UINT64, 4, (1u << 24) + 5, oh);
+    }
+    printf("layouts: %.1f s\n", h_now() - t0);
+
+    t0 = h_now();
+    for (int op = 0; op < 4; op++) position_case((redscan_op)op, REDSCAN_FLOAT32);
+    printf("positions: %.1f s\n", h_now() - t0);
+
+    /* scan by key: every key dtype (each with another op x dtype), the layouts, async, in place */
+    t0 = h_now();
+    bykey_errors();
+    for (size_t k = 0; k < sizeof KEY_DTYPES / sizeof KEY_DTYPES[0]; k++) {
+        const redscan_dtype dt = k % 2 ? REDSCAN_FLOAT32 : REDSCAN_INT32; /* programs built above */
+        const redscan_op op = k % 4 < 2 ? REDSCAN_SUM : REDSCAN_MAX;
+        const opts o = {(int)(k % 2), (int)((k / 2) % 2), k == 5, k == 3, 0};
+        bykey_case(op, dt, dt, KEY_DTYPES[k], (layout)(k % LAY_COUNT), cap / 4, big, o);
+    }
+    {
+        const opts o = {0, 1, 0, 1, 0};
+        bykey_case(REDSCAN_SUM, REDSCAN_FLOAT16, REDSCAN_FLOAT32, REDSCAN_UINT8, LAY_ONES, cap / 4, big, o);
+        bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_INT64, LAY_HUGE, cap, big, o);
+    }
+    printf("scan by key: %.1f s\n", h_now() - t0);
+    return h_done();
+}
