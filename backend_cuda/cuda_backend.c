@@ -75,6 +75,7 @@ const rs_backend_ops rs_cuda_backend = {
     .segmented_argext = rs_cuda_segmented_argext,
     .segmented_scan = rs_cuda_segmented_scan,
     .scan_by_key = rs_cuda_scan_by_key,
+    .reduce_by_key = rs_cuda_reduce_by_key,
     .synchronize = rs_cuda_synchronize,
     .reserve = rs_cuda_reserve,
     .result_slots = rs_cuda_result_slots,

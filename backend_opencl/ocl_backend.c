@@ -118,6 +118,7 @@ const rs_backend_ops rs_opencl_backend = {
     .segmented_argext = rs_ocl_segmented_argext,
     .segmented_scan = rs_ocl_segmented_scan,
     .scan_by_key = rs_ocl_scan_by_key,
+    .reduce_by_key = rs_ocl_reduce_by_key,
     .synchronize = rs_ocl_synchronize,
     .reserve = rs_ocl_reserve,
     .result_slots = rs_ocl_result_slots,

@@ -19,6 +19,13 @@ redscan_status rs_check_count(redscan_ctx *ctx, const char *fn, const char *arg,
 redscan_status rs_check_buffer(redscan_ctx *ctx, const char *fn, const char *arg, const redscan_buffer *buf,
                                size_t n, size_t elem);
 
+/* segmented.c: a segmented reduction's descriptor (as redscan_reduce_ex's, algo AUTO or COARSENED, flags 0) into req
+ * (algo COARSENED, out_dtype resolved); shared with reduce_by_key.c. */
+redscan_status rs_check_seg_reduce_desc(redscan_ctx *ctx, const char *fn, const redscan_reduce_desc *desc,
+                                        rs_reduce_req *req);
+/* segmented.c: a key dtype of the by-key calls: any integer type (INT8 .. UINT64). */
+redscan_status rs_check_key_dtype(redscan_ctx *ctx, const char *fn, redscan_dtype key_dtype);
+
 #define RS_TRY(expr)                                  \
     do {                                              \
         redscan_status rs_try_status_ = (expr);       \
