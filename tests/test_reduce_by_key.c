@@ -55,8 +55,8 @@ static size_t make_runs(layout lay, h_rng *r, size_t *len, size_t cap, size_t bi
         len[R++] = 1;
         break;
     }
-    case LAY_POWER: /* lengths ~ 1 / x^2: mostly short, a few long */
-        while (R < cap) {
+    case LAY_POWER: /* lengths ~ 1 / x^2: mostly short, a few long (about 2 sqrt(big) on average: cap / 8 runs) */
+        while (R < cap / 8) {
             const double u = h_rng_unit(r);
             const double x = 1.0 / ((1.0 - u) * (1.0 - u));
             len[R++] = x > (double)big ? big : (size_t)x;
