@@ -137,6 +137,10 @@ cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, c
  * offsets (n + 1 entries), the run count into *runs; cnt, pre: ceil(n / 2048) uint64 each. */
 cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets, void *cnt, void *pre,
                               void *runs, int pad, unsigned grid_blocks, unsigned grid_pad, cudaStream_t stream);
+/* Reduce by key (segmented_scan.cu): byk_gather, unique_keys[r] = keys[offsets[r]] for r < *runs (read on the
+ * device), in the keys' width. */
+cudaError_t rs_cu_byk_gather(int kkind, const void *keys, const void *offsets, const void *runs, void *unique_keys,
+                             unsigned grid, cudaStream_t stream);
 cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned level, const void *src, int kind,
                              const void *offsets, unsigned long long num_segments, void *part, void *out,
                              const unsigned *flags, unsigned long long slots, unsigned grid, cudaStream_t stream);

@@ -77,6 +77,7 @@ const rs_backend_ops rs_cuda_backend = {
     .scan_by_key = rs_cuda_scan_by_key,
     .scan_section_totals = rs_cuda_scan_section_totals,
     .scan_with_carries = rs_cuda_scan_with_carries,
+    .reduce_by_key = rs_cuda_reduce_by_key,
     .synchronize = rs_cuda_synchronize,
     .reserve = rs_cuda_reserve,
     .result_slots = rs_cuda_result_slots,

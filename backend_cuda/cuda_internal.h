@@ -136,6 +136,9 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out);
 redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
                                   void *in, void *out, size_t n, int wait_ok);
+redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
+                                     void *in, size_t n, void *unique_keys, void *aggregates, void *runs,
+                                     uint64_t *runs_host);
 /* After a successful wait: report (once) faulty offsets that segmented calls found since the last report. */
 redscan_status rs_cuda_seg_report(redscan_ctx *ctx);
 /* Workspace (rs_cuda_reserve, cuda_memory.c): the scratch bytes the largest reduction, argmin/argmax or top-k up to

@@ -55,6 +55,25 @@ static redscan_status rs_seg_check(redscan_ctx *ctx, redscan_dtype offsets_dtype
 /* Blocks for a level of `slots` slots: one warp each, 8 per block, capped as every grid is (never changes bits). */
 static unsigned rs_seg_grid(rs_cuda *c, uint64_t slots) { return rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP / 32)); }
 
+/* The levels of a segmented reduction over S segments of the offsets (kind), with part[0..1] the ping-pong partials
+ * of the plan; flags: the call's fault word, zeroed. As rs_seg_reduce_levels of ocl_segmented.c. */
+static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, const rs_reduce_req *req, const rs_seg_plan *plan,
+                                           const void *in, redscan_dtype kind, const void *offsets, uint64_t S,
+                                           void *const *part, const unsigned *flags, void *out)
+{
+    rs_cuda *c = rs_cuda_of(ctx);
+    for (unsigned level = 0; level < plan->levels; level++) {
+        const void *src = level == 0 ? in : part[(level - 1) % 2];
+        RS_CUDA_TRY(rs_seg_launched(ctx,
+                                    rs_cu_seg_reduce((int)req->dtype, (int)req->out_dtype, (int)req->op, level, src,
+                                                     (int)kind, offsets, S, part[level % 2], out, flags,
+                                                     plan->slots[level], rs_seg_grid(c, plan->slots[level]),
+                                                     c->stream),
+                                    "seg_reduce"));
+    }
+    return REDSCAN_OK;
+}
+
 redscan_status rs_cuda_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
                                         redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
 {
@@ -74,15 +93,7 @@ redscan_status rs_cuda_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *r
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 2, bytes, part));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
     RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
-    for (unsigned level = 0; level < plan.levels; level++) {
-        const void *src = level == 0 ? in : part[(level - 1) % 2];
-        RS_CUDA_TRY(rs_seg_launched(ctx,
-                                    rs_cu_seg_reduce((int)req->dtype, (int)req->out_dtype, (int)req->op, level, src,
-                                                     (int)offsets_dtype, offsets, num_segments, part[level % 2], out,
-                                                     flags, plan.slots[level], rs_seg_grid(c, plan.slots[level]),
-                                                     c->stream),
-                                    "seg_reduce"));
-    }
+    RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, offsets_dtype, offsets, num_segments, part, flags, out));
     c->seg_pending = 1;
     return REDSCAN_OK;
 }
@@ -206,6 +217,68 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
                        rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP)),
                        rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), c->stream),
         "seg_scan"));
+    return REDSCAN_OK;
+}
+
+/* Reduce by key: the runs' offsets (rs_cu_byk_offsets) and the unique keys (rs_cu_byk_gather), then the segmented
+ * reduction's levels over the offsets, as rs_ocl_reduce_by_key. Scratch: offsets, block counts, prefixes, run count
+ * (the blocking form's; the _async form's goes to `runs`) first, then the two partials, so that the first four keep
+ * their places when the partials grow. Blocking: R read back (one 8-byte copy), the partials sized for R segments and
+ * the offsets made again if that grew the scratch (see rs_cuda_scan_by_key); R keys and aggregates. _async: n
+ * segments, padded. */
+redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
+                                     void *in, size_t n, void *unique_keys, void *aggregates, void *runs,
+                                     uint64_t *runs_host)
+{
+    RS_CUDA_TRY(rs_cuda_use(ctx));
+    rs_cuda *c = rs_cuda_of(ctx);
+    const size_t ksize = redscan_dtype_size(key_dtype);
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, keys, ksize, "reduce by key: argument 'keys'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "reduce by key: argument 'in'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, unique_keys, ksize, "reduce by key: argument 'unique_keys'"));
+    RS_CUDA_TRY(rs_cuda_check_aligned(ctx, aggregates, redscan_dtype_size(req->out_dtype),
+                                      "reduce by key: argument 'aggregates'"));
+    if (runs) RS_CUDA_TRY(rs_cuda_check_aligned(ctx, runs, 8, "reduce by key: argument 'num_runs'"));
+    const int wait_ok = runs_host != NULL;
+    const uint64_t nb = rs_div_up((uint64_t)n, RS_SEG_SCAN_TILE);
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    rs_seg_plan plan;
+    rs_seg_plan_make(n, n, &plan); /* _async: n segments; blocking: remade for R below */
+    const size_t t0 = wait_ok ? tsize : (size_t)(plan.part_max ? plan.part_max : 1) * tsize;
+    size_t bytes[6] = {((size_t)n + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8, t0, t0};
+    void *part[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    unsigned *flags = NULL;
+    const unsigned grid_blocks = rs_cuda_grid_for(c, nb),
+                   grid_pad = rs_cuda_grid_for(c, rs_div_up((uint64_t)n + 1, RS_GROUP));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 6, bytes, part));
+    void *count = wait_ok ? part[3] : runs;
+    RS_CUDA_TRY(rs_seg_launched(ctx,
+                                rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], count,
+                                                  !wait_ok, grid_blocks, grid_pad, c->stream),
+                                "byk_offsets"));
+    uint64_t S = n;
+    if (wait_ok) {
+        cudaError_t err = cudaMemcpyAsync(&S, count, sizeof S, cudaMemcpyDeviceToHost, c->stream);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(c->stream);
+        if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemcpyAsync (reduce by key: run count)");
+        rs_seg_plan_make(n, S, &plan);
+        bytes[4] = bytes[5] = (size_t)(plan.part_max ? plan.part_max : 1) * tsize;
+        const size_t had = c->scratch_bytes;
+        RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 6, bytes, part));
+        count = part[3];
+        if (c->scratch_bytes != had) /* a new allocation: the offsets are gone (its size tells, not its address) */
+            RS_CUDA_TRY(rs_seg_launched(ctx,
+                                        rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], count, 0,
+                                                          grid_blocks, grid_pad, c->stream),
+                                        "byk_offsets"));
+    }
+    RS_CUDA_TRY(rs_seg_launched(ctx,
+                                rs_cu_byk_gather((int)key_dtype, keys, part[0], count, unique_keys,
+                                                 rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), c->stream),
+                                "byk_gather"));
+    RS_CUDA_TRY(rs_seg_flags(ctx, &flags)); /* no seg_check; the kernels read the word */
+    RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, REDSCAN_UINT64, part[0], S, part + 4, flags, aggregates));
+    if (wait_ok) *runs_host = S;
     return REDSCAN_OK;
 }
 

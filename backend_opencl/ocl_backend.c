@@ -120,6 +120,7 @@ const rs_backend_ops rs_opencl_backend = {
     .scan_by_key = rs_ocl_scan_by_key,
     .scan_section_totals = rs_ocl_scan_section_totals,
     .scan_with_carries = rs_ocl_scan_with_carries,
+    .reduce_by_key = rs_ocl_reduce_by_key,
     .synchronize = rs_ocl_synchronize,
     .reserve = rs_ocl_reserve,
     .result_slots = rs_ocl_result_slots,

@@ -80,6 +80,34 @@ static size_t rs_seg_groups(redscan_ctx *ctx, uint64_t slots)
     return rs_ocl_groups_for(rs_ocl_of(ctx), rs_div_up(slots, RS_GROUP / 32));
 }
 
+/* The levels of a segmented reduction (seg_reduce_in, then seg_reduce_t or _in) over S segments of the offsets
+ * (kind), with part[0..1] the ping-pong partials of the plan; flags: the call's fault word, zeroed. */
+static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program, const rs_reduce_req *req,
+                                           const rs_seg_plan *plan, cl_mem in, cl_mem offsets, cl_uint kind,
+                                           cl_ulong S, const cl_mem *part, cl_mem flags, cl_mem out)
+{
+    const char *name_in = "seg_reduce_in";
+    const char *name_t = rs_ocl_has_t_kernels(req->dtype, req->out_dtype) ? "seg_reduce_t" : name_in;
+    cl_kernel k_in = NULL, k_t = NULL;
+    redscan_status st = rs_ocl_kernel(ctx, program, name_in, &k_in);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
+    for (unsigned level = 0; st == REDSCAN_OK && level < plan->levels; level++) {
+        const cl_mem src = level == 0 ? in : part[(level - 1) % 2], dst = part[level % 2];
+        const cl_uint lv = level;
+        const cl_ulong slots = plan->slots[level];
+        cl_kernel k = level == 0 ? k_in : k_t;
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof lv,
+                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof slots};
+        const void *values[] = {&src, &offsets, &kind, &S, &lv, &dst, &out, &flags, &slots};
+        const char *name = level == 0 ? name_in : name_t;
+        st = rs_set_args(ctx, k, name, 9, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_seg_groups(ctx, slots), name);
+    }
+    if (k_in) clReleaseKernel(k_in);
+    if (k_t) clReleaseKernel(k_t);
+    return st;
+}
+
 redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
                                        redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
 {
@@ -87,38 +115,21 @@ redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *re
     rs_seg_plan_make(in_n, num_segments, &plan);
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED, req->dtype, req->out_dtype, req->op, &program));
-    const char *name_in = "seg_reduce_in";
-    const char *name_t = rs_ocl_has_t_kernels(req->dtype, req->out_dtype) ? "seg_reduce_t" : name_in;
     const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
     const size_t bytes[2] = {(size_t)(plan.part_max ? plan.part_max : 1) * tsize,
                              (size_t)(plan.part_max ? plan.part_max : 1) * tsize};
-    cl_kernel k_in = NULL, k_t = NULL;
     cl_mem part[2] = {NULL, NULL}, flags = NULL, sticky = NULL;
-    redscan_status st = rs_ocl_kernel(ctx, program, name_in, &k_in);
-    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
-    if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, plan.levels > 1 ? 2 : 1, bytes, part);
+    redscan_status st = rs_ocl_scratch_split(ctx, plan.levels > 1 ? 2 : 1, bytes, part);
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
     const cl_uint kind = (cl_uint)offsets_dtype;
     const cl_ulong S = num_segments;
     if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
-    for (unsigned level = 0; st == REDSCAN_OK && level < plan.levels; level++) {
-        const cl_mem src = level == 0 ? (cl_mem)in : part[(level - 1) % 2], dst = part[level % 2];
-        const cl_mem off = (cl_mem)offsets, o = (cl_mem)out;
-        const cl_uint lv = level;
-        const cl_ulong slots = plan.slots[level];
-        cl_kernel k = level == 0 ? k_in : k_t;
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof lv,
-                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof slots};
-        const void *values[] = {&src, &off, &kind, &S, &lv, &dst, &o, &flags, &slots};
-        const char *name = level == 0 ? name_in : name_t;
-        st = rs_set_args(ctx, k, name, 9, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_seg_groups(ctx, slots), name);
-    }
+    if (st == REDSCAN_OK)
+        st = rs_seg_reduce_levels(ctx, program, req, &plan, (cl_mem)in, (cl_mem)offsets, kind, S, part, flags,
+                                  (cl_mem)out);
     if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
     for (int i = 0; i < 2; i++)
         if (part[i]) clReleaseMemObject(part[i]);
-    if (k_in) clReleaseKernel(k_in);
-    if (k_t) clReleaseKernel(k_t);
     return st;
 }
 
@@ -246,14 +257,65 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
     return st;
 }
 
-/* Scan by key: byk_count, byk_prefix, byk_scatter make the runs' offsets (UINT64) in scratch slot 3; then the
- * segmented scan's kernels (no seg_check: the offsets are valid by construction; the fault word is zeroed all the
- * same, since the kernels read it). wait_ok (the blocking form): the run count R is read back (one 8-byte read) and
- * the kernels run over R segments; else (_async) over n segments, the offsets past R padded with n by byk_pad. */
+/* The runs' offsets (UINT64, n + 1 entries) of n keys (kkind), built on the device by byk_count, byk_prefix,
+ * byk_scatter from `program` (a segmented_scan program: the kernels do not depend on its types): cnt and pre hold
+ * ceil(n / 2048) uint64 each, *runs receives the run count R; pad: byk_pad makes offsets[R+1 .. n] = n (n segments,
+ * the ones past R empty: the _async forms, which do not know R). */
+static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_uint kkind, cl_mem keys, cl_ulong N,
+                                     cl_mem offsets, cl_mem cnt, cl_mem pre, cl_mem runs, int pad)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    const cl_ulong nb = rs_div_up(N, RS_SEG_SCAN_TILE);
+    cl_kernel kc = NULL, kp = NULL, ks = NULL, kpad = NULL;
+    redscan_status st = rs_ocl_kernel(ctx, program, "byk_count", &kc);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_prefix", &kp);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_scatter", &ks);
+    if (st == REDSCAN_OK && pad) st = rs_ocl_kernel(ctx, program, "byk_pad", &kpad);
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof N, sizeof(cl_mem)};
+        const void *values[] = {&keys, &kkind, &N, &cnt};
+        st = rs_set_args(ctx, kc, "byk_count", 4, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kc, rs_ocl_groups_for(o, nb), "byk_count");
+    }
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof nb, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof N};
+        const void *values[] = {&cnt, &nb, &pre, &offsets, &runs, &N};
+        st = rs_set_args(ctx, kp, "byk_prefix", 6, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kp, 1, "byk_prefix");
+    }
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof N, sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&keys, &kkind, &N, &pre, &offsets};
+        st = rs_set_args(ctx, ks, "byk_scatter", 5, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, ks, rs_ocl_groups_for(o, nb), "byk_scatter");
+    }
+    if (st == REDSCAN_OK && pad) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof N};
+        const void *values[] = {&offsets, &runs, &N};
+        st = rs_set_args(ctx, kpad, "byk_pad", 3, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kpad, rs_ocl_groups_for(o, rs_div_up(N + 1, RS_GROUP)), "byk_pad");
+    }
+    if (kc) clReleaseKernel(kc);
+    if (kp) clReleaseKernel(kp);
+    if (ks) clReleaseKernel(ks);
+    if (kpad) clReleaseKernel(kpad);
+    return st;
+}
+
+/* The run count R of the blocking forms: one 8-byte read, which waits. */
+static redscan_status rs_byk_read_runs(redscan_ctx *ctx, cl_mem runs, cl_ulong *R, const char *what)
+{
+    cl_int err = clEnqueueReadBuffer(rs_ocl_of(ctx)->queue, runs, CL_TRUE, 0, sizeof *R, R, 0, NULL, NULL);
+    return err == CL_SUCCESS ? REDSCAN_OK : rs_ocl_fail(ctx, err, what);
+}
+
+/* Scan by key: rs_byk_offsets makes the runs' offsets (UINT64) in scratch slot 3; then the segmented scan's kernels
+ * (no seg_check: the offsets are valid by construction; the fault word is zeroed all the same, since the kernels read
+ * it). wait_ok (the blocking form): the run count R is read back (one 8-byte read) and the kernels run over R
+ * segments; else (_async) over n segments, the offsets past R padded with n by byk_pad. */
 redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
                                   void *in, void *out, size_t n, int wait_ok)
 {
-    rs_ocl *o = rs_ocl_of(ctx);
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, req->dtype, req->out_dtype, req->op, &program));
     const cl_ulong N = n, nb = rs_div_up(n, RS_SEG_SCAN_TILE);
@@ -264,41 +326,11 @@ redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, reds
     const size_t t0 = wait_ok ? tsize : (size_t)(N + N / RS_SEG_SCAN_TILE) * tsize;
     size_t bytes[7] = {t0, t0, t0, (size_t)(N + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8};
     cl_mem part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
-    cl_kernel kc = NULL, kp = NULL, ks = NULL, kpad = NULL;
-    const cl_mem kb = (cl_mem)keys;
     redscan_status st = rs_ocl_scratch_split(ctx, 7, bytes, part);
-    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_count", &kc);
-    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_prefix", &kp);
-    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_scatter", &ks);
-    if (st == REDSCAN_OK && !wait_ok) st = rs_ocl_kernel(ctx, program, "byk_pad", &kpad);
-    if (st == REDSCAN_OK) {
-        const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof N, sizeof(cl_mem)};
-        const void *values[] = {&kb, &kkind, &N, &part[4]};
-        st = rs_set_args(ctx, kc, "byk_count", 4, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kc, rs_ocl_groups_for(o, nb), "byk_count");
-    }
-    if (st == REDSCAN_OK) {
-        const size_t sizes[] = {sizeof(cl_mem), sizeof nb, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof N};
-        const void *values[] = {&part[4], &nb, &part[5], &part[3], &part[6], &N};
-        st = rs_set_args(ctx, kp, "byk_prefix", 6, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kp, 1, "byk_prefix");
-    }
-    if (st == REDSCAN_OK) {
-        const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof N, sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&kb, &kkind, &N, &part[5], &part[3]};
-        st = rs_set_args(ctx, ks, "byk_scatter", 5, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, ks, rs_ocl_groups_for(o, nb), "byk_scatter");
-    }
+    if (st == REDSCAN_OK)
+        st = rs_byk_offsets(ctx, program, kkind, (cl_mem)keys, N, part[3], part[4], part[5], part[6], !wait_ok);
     cl_ulong S = N;
-    if (st == REDSCAN_OK && wait_ok) {
-        cl_int err = clEnqueueReadBuffer(o->queue, part[6], CL_TRUE, 0, sizeof S, &S, 0, NULL, NULL);
-        if (err != CL_SUCCESS) st = rs_ocl_fail(ctx, err, "clEnqueueReadBuffer (scan by key: run count)");
-    } else if (st == REDSCAN_OK) {
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof N};
-        const void *values[] = {&part[3], &part[6], &N};
-        st = rs_set_args(ctx, kpad, "byk_pad", 3, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kpad, rs_ocl_groups_for(o, rs_div_up(N + 1, RS_GROUP)), "byk_pad");
-    }
+    if (st == REDSCAN_OK && wait_ok) st = rs_byk_read_runs(ctx, part[6], &S, "clEnqueueReadBuffer (scan by key: run count)");
     const cl_ulong slots = S + N / RS_SEG_SCAN_TILE;
     bytes[0] = bytes[1] = bytes[2] = (size_t)slots * tsize;
     for (int i = 0; i < 7; i++)
@@ -310,10 +342,66 @@ redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, reds
         st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, part[3], S, slots, part, flags);
     for (int i = 0; i < 7; i++)
         if (part[i]) clReleaseMemObject(part[i]);
-    if (kc) clReleaseKernel(kc);
-    if (kp) clReleaseKernel(kp);
-    if (ks) clReleaseKernel(ks);
-    if (kpad) clReleaseKernel(kpad);
+    return st;
+}
+
+/* Reduce by key (docs/ALGORITHMS.md, "Reduce by key"): the runs' offsets by rs_byk_offsets and the unique keys by
+ * byk_gather, from the segmented_scan program of (INT32, INT32, SUM) whatever the call's types (those kernels read
+ * only keys and counts: one program serves every call), then the segmented reduction's levels over the offsets (the
+ * call's segmented program). Scratch slots: 0-1 the partials, 2 the offsets, 3-4 the block counts and prefixes, 5 the
+ * run count of the blocking form (the _async form's goes to `runs`). Blocking: R read back, the partials sized for R
+ * segments (slots 2..5 keep their size and data), R keys and aggregates. _async: n segments, padded. */
+redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
+                                    void *in, size_t n, void *unique_keys, void *aggregates, void *runs,
+                                    uint64_t *runs_host)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    cl_program p_keys, p_reduce;
+    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_SUM, &p_keys));
+    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED, req->dtype, req->out_dtype, req->op, &p_reduce));
+    const int wait_ok = runs_host != NULL;
+    const cl_ulong N = n, nb = rs_div_up(n, RS_SEG_SCAN_TILE);
+    const cl_uint kkind = (cl_uint)key_dtype, kind = (cl_uint)REDSCAN_UINT64;
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    rs_seg_plan plan;
+    rs_seg_plan_make(n, n, &plan); /* _async: n segments; blocking: remade for R below */
+    const size_t t0 = wait_ok ? tsize : (size_t)(plan.part_max ? plan.part_max : 1) * tsize;
+    size_t bytes[6] = {t0, t0, (size_t)(N + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8};
+    cl_mem part[6] = {NULL, NULL, NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
+    cl_kernel kg = NULL;
+    redscan_status st = rs_ocl_scratch_split(ctx, wait_ok ? 6 : 5, bytes, part);
+    const cl_mem count = wait_ok ? part[5] : (cl_mem)runs;
+    if (st == REDSCAN_OK)
+        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[2], part[3], part[4], count, !wait_ok);
+    cl_ulong S = N;
+    if (st == REDSCAN_OK && wait_ok) {
+        st = rs_byk_read_runs(ctx, count, &S, "clEnqueueReadBuffer (reduce by key: run count)");
+        if (st == REDSCAN_OK) {
+            rs_seg_plan_make(n, S, &plan);
+            bytes[0] = bytes[1] = (size_t)(plan.part_max ? plan.part_max : 1) * tsize;
+            for (int i = 0; i < 2; i++) {
+                clReleaseMemObject(part[i]);
+                part[i] = NULL;
+            }
+            st = rs_ocl_scratch_split(ctx, 2, bytes, part); /* slots 0-1 only: 2..5 keep their data */
+        }
+    }
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, p_keys, "byk_gather", &kg);
+    if (st == REDSCAN_OK) {
+        const cl_mem kb = (cl_mem)keys, uk = (cl_mem)unique_keys;
+        const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&kb, &kkind, &part[2], &count, &uk};
+        st = rs_set_args(ctx, kg, "byk_gather", 5, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kg, rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), "byk_gather");
+    }
+    if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky); /* no seg_check; the kernels read the word */
+    if (st == REDSCAN_OK)
+        st = rs_seg_reduce_levels(ctx, p_reduce, req, &plan, (cl_mem)in, part[2], kind, S, part, flags,
+                                  (cl_mem)aggregates);
+    if (st == REDSCAN_OK && wait_ok) *runs_host = S;
+    for (int i = 0; i < 6; i++)
+        if (part[i]) clReleaseMemObject(part[i]);
+    if (kg) clReleaseKernel(kg);
     return st;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # issue 18 item 4: segmented reduce (float32 / int32 sum, float32 max) against CUB's DeviceSegmentedReduce (the
 # toolkit's), a device copy of the same bytes and redscan's unsegmented reduce of the same bytes, over five
-# segment-length distributions, on a GPU machine.
+# segment-length distributions, on a GPU machine; then reduce by key (float32 / int32 sum, int32 keys) against CUB's
+# DeviceReduce::ReduceByKey over runs of the uniform and powerlaw distributions.
 #   LIB=/path/with/libredscan.so.0 bench/segmented-compare.sh [log2 sizes...]   (default 26 28; REPS=20)
 set -euo pipefail
 cd "$(dirname "$0")/.."

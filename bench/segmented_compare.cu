@@ -25,6 +25,17 @@
 // CUB and of the host (double) within 1e-5 * sum|x| of each segment of one another; no fault from
 // redscan_synchronize.
 //
+// Reduce by key (issue 18's last function; rbk branch): for the uniform and powerlaw distributions, runs of equal
+// int32 keys (run r has key r, so adjacent runs differ) over the same float32 / int32 values, float32 sum and int32
+// sum: cub::DeviceReduce::ReduceByKey against redscan_reduce_by_key_async (and the blocking redscan_reduce_by_key,
+// which reads the run count back), rows "rbk:<dist>". GB/s counts the bytes read: n keys + n values (4 + 4 bytes);
+// the copy row copies that many. x_cub = CUB's time / ours; x_flat = ours / redscan_segmented_reduce_async over the
+// same runs given as offsets (what reduce by key adds to finding the runs). Checks: run counts and unique keys equal
+// CUB's and the host's; int32 sums exactly; float32 sums within 1e-5 * sum|x| of the run of CUB's and the host's;
+// the _async form's aggregates past the run count hold +0 (the reduction of nothing).
+// Status of this part when written (rbk branch): compiled with nvcc 13.0 (CUB of CCCL 3.0), -O3 -std=c++17
+// -arch=sm_90 -Wall -Wextra, no warnings; not yet run on a GPU.
+//
 // Status when written (seg branch, 75ece44): compiled and linked with nvcc 13.0 / CUB 3.0.1, -O3 -std=c++17
 // -arch=sm_90, no warnings under -Wall -Wextra, against a CUDA build of that commit (its kernels_cu/segmented.cu for
 // sm_90); not yet run on a GPU, so no figures yet (they belong in docs/PERFORMANCE.md once measured). What to expect:
@@ -33,6 +44,7 @@
 // launches a block per handful of elements: x_cub is large there and says more about CUB than about redscan; the
 // column that tests issue 18 is x_flat. Host side (data, distributions, checks): about 2.5 s at 2^26 and 12 s at 2^28
 // on a loaded build machine; the timed GPU work (21 calls per row) should add seconds, not minutes (estimate).
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include <algorithm>
@@ -200,6 +212,9 @@ struct Run {
     void *d_cub, *d_ours, *d_res;
     const float *h_f;
     const int *h_i;
+    int *d_keys;                      // n keys (reduce by key)
+    void *d_uk_cub, *d_agg_cub, *d_uk_ours, *d_agg_ours; // n elements of 4 bytes each
+    unsigned long long *d_runs;       // [0]: CUB's run count (int64), [1]: ours (uint64)
     Cub cub;
     int bad = 0;
     double worst_flat = 0, worst_fdiff = 0;
@@ -329,6 +344,138 @@ template <class OffT> static void run_dist(Run &R, const Dist &D)
     redscan_buffer_destroy(g_ctx, bres);
 }
 
+struct FloatSum {
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct IntSum { // wrap-around, as redscan's int32 sum
+    __device__ int operator()(int a, int b) const { return (int)((unsigned)a + (unsigned)b); }
+};
+
+// Reduce by key over the runs of D (run s = segment s, key s; D has no empty segment), float32 and int32 sums.
+static void run_rbk(Run &R, const Dist &D)
+{
+    const size_t n = R.n, S = D.off.size() - 1;
+    std::vector<int> hk(n);
+    for (size_t s = 0; s < S; s++)
+        for (int64_t i = D.off[s]; i < D.off[s + 1]; i++) hk[i] = (int)s;
+    CK(cudaMemcpy(R.d_keys, hk.data(), n * 4, cudaMemcpyHostToDevice));
+    // the same runs as offsets, for the segmented row (int64: n + 1 fits whatever n)
+    CK(cudaMemcpy(R.d_off, D.off.data(), (S + 1) * 8, cudaMemcpyHostToDevice));
+    const double bytes = 8.0 * (double)n; // keys + values read
+    const std::string dn = "rbk:" + D.name;
+
+    const double copy_ms = time_cuda([&] { // values and keys, each into a buffer of its size (CUB's overwrites later)
+        CK(cudaMemcpyAsync(R.d_dst, R.d_f, n * 4, cudaMemcpyDeviceToDevice, g_st));
+        CK(cudaMemcpyAsync(R.d_uk_cub, R.d_keys, n * 4, cudaMemcpyDeviceToDevice, g_st));
+    });
+    const double copy_gbs = 2.0 * bytes / copy_ms / 1e6;
+    row(dn.c_str(), "-", "copy", "cudaMemcpyAsync D2D (keys + values)", copy_ms, 2.0 * bytes, copy_gbs, 0, 0);
+
+    redscan_buffer *bk = nullptr, *buk = nullptr, *bagg = nullptr, *bruns = nullptr, *boff = nullptr;
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_keys, n * 4, &bk));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_uk_ours, n * 4, &buk));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_agg_ours, n * 4, &bagg));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_runs + 1, 8, &bruns));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_off, (S + 1) * 8, &boff));
+    std::vector<uint32_t> hc(S), ho(n), hkc(S), hko(S);
+    for (int op = FSUM; op <= ISUM; op++) {
+        const bool isf = op == FSUM;
+        void *din = isf ? (void *)R.d_f : (void *)R.d_i;
+        const char *tn = isf ? "float32" : "int32";
+        redscan_buffer *bin = nullptr;
+        RK(redscan_buffer_wrap_cuda(g_ctx, din, n * 4, &bin));
+
+        size_t tb = 0;
+        double cub_ms;
+        long long *cub_runs = (long long *)R.d_runs;
+        if (isf) {
+            CK(cub::DeviceReduce::ReduceByKey(nullptr, tb, R.d_keys, (int *)R.d_uk_cub, R.d_f, (float *)R.d_agg_cub,
+                                              cub_runs, FloatSum(), (long long)n, g_st));
+            R.cub.need(tb);
+            cub_ms = time_cuda([&] {
+                CK(cub::DeviceReduce::ReduceByKey(R.cub.temp, tb, R.d_keys, (int *)R.d_uk_cub, R.d_f,
+                                                  (float *)R.d_agg_cub, cub_runs, FloatSum(), (long long)n, g_st));
+            });
+        } else {
+            CK(cub::DeviceReduce::ReduceByKey(nullptr, tb, R.d_keys, (int *)R.d_uk_cub, R.d_i, (int *)R.d_agg_cub,
+                                              cub_runs, IntSum(), (long long)n, g_st));
+            R.cub.need(tb);
+            cub_ms = time_cuda([&] {
+                CK(cub::DeviceReduce::ReduceByKey(R.cub.temp, tb, R.d_keys, (int *)R.d_uk_cub, R.d_i,
+                                                  (int *)R.d_agg_cub, cub_runs, IntSum(), (long long)n, g_st));
+            });
+        }
+        row(dn.c_str(), tn, "sum", "cub::DeviceReduce::ReduceByKey", cub_ms, bytes, copy_gbs, 0, 0);
+
+        const redscan_reduce_desc rd = {REDSCAN_SUM, isf ? REDSCAN_FLOAT32 : REDSCAN_INT32, (redscan_dtype)0,
+                                        REDSCAN_REDUCE_AUTO, 0};
+        const double seg_ms =
+            time_cuda([&] { RK(redscan_segmented_reduce_async(g_ctx, &rd, bin, REDSCAN_INT64, boff, S, bagg)); });
+        RK(redscan_synchronize(g_ctx));
+        size_t runs_blocking = 0;
+        const double blk_ms =
+            time_cuda([&] { RK(redscan_reduce_by_key(g_ctx, &rd, REDSCAN_INT32, bk, bin, n, buk, bagg, &runs_blocking)); });
+        CK(cudaMemsetAsync(R.d_agg_ours, 0xa5, n * 4, g_st)); // nothing of an earlier call can pass for a result
+        CK(cudaMemsetAsync(R.d_uk_ours, 0xa5, n * 4, g_st));
+        const double ours_ms =
+            time_cuda([&] { RK(redscan_reduce_by_key_async(g_ctx, &rd, REDSCAN_INT32, bk, bin, n, buk, bagg, bruns)); });
+        RK(redscan_synchronize(g_ctx));
+        row(dn.c_str(), tn, "sum", "redscan_reduce_by_key_async", ours_ms, bytes, copy_gbs, cub_ms, seg_ms);
+        row(dn.c_str(), tn, "sum", "redscan_reduce_by_key (blocking)", blk_ms, bytes, copy_gbs, cub_ms, seg_ms);
+        row(dn.c_str(), tn, "sum", "redscan_segmented_reduce_async (runs)", seg_ms, bytes, copy_gbs, 0, 0);
+
+        // ---- check
+        unsigned long long hr[2];
+        CK(cudaMemcpy(hr, R.d_runs, sizeof hr, cudaMemcpyDeviceToHost));
+        size_t wrong = 0, first = 0;
+        auto fail = [&](size_t s) {
+            if (!wrong++) first = s;
+        };
+        if (hr[0] != S || hr[1] != S || runs_blocking != S) {
+            std::printf("  %s %s: run counts cub %llu, redscan %llu (blocking %zu), want %zu\n", dn.c_str(), tn, hr[0],
+                        hr[1], runs_blocking, S);
+            R.bad++;
+        } else {
+            CK(cudaMemcpy(hc.data(), R.d_agg_cub, S * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(ho.data(), R.d_agg_ours, n * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(hkc.data(), R.d_uk_cub, S * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(hko.data(), R.d_uk_ours, S * 4, cudaMemcpyDeviceToHost));
+            for (size_t s = 0; s < S; s++) {
+                if (hkc[s] != s || hko[s] != s) fail(s);
+                const int64_t b = D.off[s], e = D.off[s + 1];
+                if (!isf) {
+                    uint32_t ref = 0;
+                    for (int64_t i = b; i < e; i++) ref += (uint32_t)R.h_i[i];
+                    if (ho[s] != hc[s] || ho[s] != ref) fail(s);
+                } else {
+                    double ref = 0, abs = 0;
+                    for (int64_t i = b; i < e; i++) {
+                        ref += R.h_f[i];
+                        abs += std::fabs(R.h_f[i]);
+                    }
+                    float fo, fc;
+                    std::memcpy(&fo, &ho[s], 4);
+                    std::memcpy(&fc, &hc[s], 4);
+                    const double d1 = std::fabs((double)fo - fc), d2 = std::fabs(fo - ref), d3 = std::fabs(fc - ref);
+                    if (!(std::max(d1, std::max(d2, d3)) <= FLOAT_TOL * abs)) fail(s);
+                }
+            }
+            for (size_t i = S; i < n; i++) // the _async form's padded segments: +0
+                if (ho[i] != 0) fail(i);
+        }
+        if (wrong) {
+            std::printf("  %s %s: %zu of %zu runs differ, first %zu\n", dn.c_str(), tn, wrong, S, first);
+            R.bad++;
+        }
+        redscan_buffer_destroy(g_ctx, bin);
+    }
+    redscan_buffer_destroy(g_ctx, bk);
+    redscan_buffer_destroy(g_ctx, buk);
+    redscan_buffer_destroy(g_ctx, bagg);
+    redscan_buffer_destroy(g_ctx, bruns);
+    redscan_buffer_destroy(g_ctx, boff);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -379,7 +526,13 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&R.d_f, (n + pad) * 4));
     CK(cudaMalloc(&R.d_i, (n + pad) * 4));
     CK(cudaMalloc(&R.d_dst, (n + pad) * 4));
-    CK(cudaMalloc(&R.d_off, (smax + 1) * osz));
+    CK(cudaMalloc(&R.d_off, (smax + 1) * 8)); // int64 offsets for reduce by key's segmented row
+    CK(cudaMalloc(&R.d_keys, n * 4));
+    CK(cudaMalloc(&R.d_uk_cub, n * 4));
+    CK(cudaMalloc(&R.d_agg_cub, n * 4));
+    CK(cudaMalloc(&R.d_uk_ours, n * 4));
+    CK(cudaMalloc(&R.d_agg_ours, n * 4));
+    CK(cudaMalloc(&R.d_runs, 16));
     CK(cudaMalloc(&R.d_cub, smax * 4));
     CK(cudaMalloc(&R.d_ours, smax * 4));
     CK(cudaMalloc(&R.d_res, 16));
@@ -398,6 +551,13 @@ int main(int argc, char **argv)
             run_dist<int64_t>(R, d);
         else
             run_dist<int32_t>(R, d);
+    }
+    for (const Dist &d : dists) {
+        if (d.name != "uniform" && d.name != "powerlaw") continue;
+        std::printf("# reduce by key, runs of %s: %zu runs, keys int32\n", d.name.c_str(), d.off.size() - 1);
+        std::printf("%-9s %-8s %-4s %-40s %9s %8s %6s %6s %6s\n", "dist", "type", "op", "impl", "ms", "GB/s", "x_copy",
+                    "x_cub", "x_seg");
+        run_rbk(R, d);
     }
     redscan_destroy(g_ctx);
     std::printf("worst segmented / unsegmented (same bytes) time: %.2f (issue 18: <= 2)\n", R.worst_flat);

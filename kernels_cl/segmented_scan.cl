@@ -185,6 +185,8 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
  *                                                      offsets[R] = n
  *   byk_scatter(keys, kkind, n, pre, offsets)         offsets[r] = the position of head r
  *   byk_pad(offsets, runs, n)                         offsets[r] = n for R < r <= n (the _async form's bound)
+ *   byk_gather(keys, kkind, offsets, runs, ukeys)     ukeys[r] = keys[offsets[r]] for r < R (reduce by key's unique
+ *                                                      keys; R read on the device, so the _async form needs no count)
  * Keys are read by a kernel argument kkind (any integer redscan_dtype), compared as bits of their width. All counts
  * are integers: exact, whatever the order. */
 inline ulong rs_key(global const void *k, uint kkind, ulong i)
@@ -290,4 +292,19 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_pad(global
 {
     const ulong R = *runs;
     for (ulong r = R + 1 + get_global_id(0); r <= n; r += get_global_size(0)) offsets[r] = n;
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_gather(global const void *keys, uint kkind,
+                                                                              global const ulong *offsets,
+                                                                              global const ulong *runs,
+                                                                              global void *ukeys)
+{
+    const ulong R = *runs;
+    for (ulong r = get_global_id(0); r < R; r += get_global_size(0)) {
+        const ulong k = rs_key(keys, kkind, offsets[r]); /* the key's bits, zero-extended: stored back in its width */
+        if (kkind == RS_INT8 || kkind == RS_UINT8) ((global uchar *)ukeys)[r] = (uchar)k;
+        else if (kkind == RS_INT16 || kkind == RS_UINT16) ((global ushort *)ukeys)[r] = (ushort)k;
+        else if (kkind == RS_INT32 || kkind == RS_UINT32) ((global uint *)ukeys)[r] = (uint)k;
+        else ((global ulong *)ukeys)[r] = k;
+    }
 }

@@ -324,3 +324,24 @@ extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned l
     }
     return err;
 }
+
+__global__ void __launch_bounds__(RS_GROUP) byk_gather(const void *keys, int kkind, const rs_u64 *offsets,
+                                                       const rs_u64 *runs, void *ukeys)
+{
+    const rs_u64 R = *runs;
+    for (rs_u64 r = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; r < R; r += (rs_u64)gridDim.x * RS_GROUP) {
+        const rs_u64 k = rs_key(keys, kkind, offsets[r]); /* the key's bits, zero-extended: stored back in its width */
+        if (kkind == RS_INT8 || kkind == RS_UINT8) static_cast<unsigned char *>(ukeys)[r] = (unsigned char)k;
+        else if (kkind == RS_INT16 || kkind == RS_UINT16) static_cast<unsigned short *>(ukeys)[r] = (unsigned short)k;
+        else if (kkind == RS_INT32 || kkind == RS_UINT32) static_cast<unsigned *>(ukeys)[r] = (unsigned)k;
+        else static_cast<rs_u64 *>(ukeys)[r] = k;
+    }
+}
+
+extern "C" cudaError_t rs_cu_byk_gather(int kkind, const void *keys, const void *offsets, const void *runs,
+                                        void *unique_keys, unsigned grid, cudaStream_t stream)
+{
+    byk_gather<<<grid, RS_GROUP, 0, stream>>>(keys, kkind, (const rs_u64 *)offsets, (const rs_u64 *)runs,
+                                              unique_keys);
+    return rs_launched();
+}

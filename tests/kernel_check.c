@@ -16,7 +16,8 @@
  *   max (every algorithm, both sizes); scans float16 inclusive sum into float16, bfloat16 exclusive max, int8
  *   inclusive sum, uint16 -> uint32 exclusive sum (every block x grid, at one size with several sections);
  *   argmin / argmax / top-k of float16 at the larger size;
- *   segments (family "segmented", function segmented() below);
+ *   segments (family "segmented", function segmented() below: segmented reduce, argmin / argmax, scans, scan by key
+ *   and reduce by key);
  *   the scan parts (family "scan"): int32 sum, float16 -> float16 sum, bfloat16 -> float32 max at odd offsets.
  * Run it once more with REDSCAN_OPENCL_SHAPE=gpu on a CPU device to reach the GPU-shaped kernels (AUTO there uses
  * the CPU-shaped ones). Algorithms the device cannot run (REDSCAN_ERR_UNSUPPORTED) are listed, not failed.
@@ -303,7 +304,8 @@ static void segmented(void)
     for (size_t s = 0; s < S; s++) off[s + 1] = off[s] + lens[s];
     const size_t n = (size_t)off[S] + 1; /* and one after the last */
     redscan_buffer *ob = h_buffer((S + 1) * 8), *idx = h_buffer(S * 8), *kb = h_buffer(MAX_N * 2);
-    if (!ob || !idx || !kb) return;
+    redscan_buffer *uk = h_buffer(MAX_N * 2); /* reduce by key's unique keys */
+    if (!ob || !idx || !kb || !uk) return;
     /* The segmented workspaces, which redscan_reserve does not size yet, grown once up front by their largest call
      * (the _async scan by key below: n padded segments), as the file's header asks: without it that call grows the
      * scratch last and Oclgrind reports its offsets "uninitialized" (the released-memory form, docs/RELIABILITY.md),
@@ -318,6 +320,13 @@ static void segmented(void)
             redscan_status st = redscan_scan_by_key_async(h_ctx, &d0, REDSCAN_INT16, kb, g_in, g_out, m);
             if (!unsupported(st, "scan by key") && CHECK_OK(st, "workspace: redscan_scan_by_key_async"))
                 CHECK_OK(redscan_synchronize(h_ctx), "workspace: redscan_synchronize");
+            /* reduce by key's largest call: the _async form (n padded segments); its outputs are overwritten */
+            redscan_reduce_desc r0 = {REDSCAN_SUM, REDSCAN_INT32, 0, REDSCAN_REDUCE_AUTO, 0};
+            if (uk) {
+                st = redscan_reduce_by_key_async(h_ctx, &r0, REDSCAN_INT16, kb, g_in, m, uk, g_out, idx);
+                if (!unsupported(st, "reduce by key") && CHECK_OK(st, "workspace: redscan_reduce_by_key_async"))
+                    CHECK_OK(redscan_synchronize(h_ctx), "workspace: redscan_synchronize");
+            }
         }
         free(k0);
         free(x0);
@@ -451,6 +460,55 @@ static void segmented(void)
         free(want);
         free(x);
     }
+    /* reduce by key (byk_count, byk_prefix, byk_scatter, byk_gather, byk_pad, then the segmented reduction's levels):
+     * the same runs of int16 keys, blocking (R segments) and _async (n padded segments, the run count into idx) */
+    for (int async = 0; async < 2; async++) {
+        if (!h_case("reduce_by_key sum int32 keys=int16%s", async ? " async" : "")) continue;
+        const size_t m = (size_t)(off[S] - off[0]);
+        int16_t *keys = (int16_t *)h_malloc(m * sizeof *keys), *gk = (int16_t *)h_malloc(m * sizeof *gk);
+        size_t at = 0, runs = 0, got_runs = 0;
+        for (size_t s = 0; s < S; s++)
+            if (lens[s]) {
+                for (size_t i = 0; i < lens[s]; i++) keys[at++] = (int16_t)(runs % 3 + runs / 3 * 2);
+                runs++;
+            }
+        runs = 0; /* the segments' keys may repeat across a boundary: count the runs the keys make */
+        for (size_t i = 0; i < m; i++) runs += i == 0 || keys[i] != keys[i - 1];
+        int32_t *x = (int32_t *)make_input(REDSCAN_INT32, REDSCAN_SUM, m, h_seed(8, (uint64_t)async, 0, 0, 0, 0));
+        int32_t *ga = (int32_t *)h_malloc(m * 4);
+        redscan_buffer *in = input(x, m * 4);
+        redscan_reduce_desc d = {REDSCAN_SUM, REDSCAN_INT32, 0, REDSCAN_REDUCE_AUTO, 0};
+        redscan_status st = REDSCAN_ERR_DEVICE;
+        if (in && CHECK_OK(redscan_buffer_write(h_ctx, kb, 0, keys, m * 2), "keys")) {
+            if (async) {
+                uint64_t r64 = 0;
+                st = redscan_reduce_by_key_async(h_ctx, &d, REDSCAN_INT16, kb, in, m, uk, g_out, idx);
+                if (st == REDSCAN_OK) st = redscan_synchronize(h_ctx);
+                if (st == REDSCAN_OK) st = redscan_buffer_read(h_ctx, idx, 0, &r64, 8);
+                got_runs = (size_t)r64;
+            } else {
+                st = redscan_reduce_by_key(h_ctx, &d, REDSCAN_INT16, kb, in, m, uk, g_out, &got_runs);
+            }
+        }
+        if (!unsupported(st, "reduce by key") && CHECK_OK(st, "redscan_reduce_by_key") &&
+            CHECK(got_runs == runs, "num_runs %zu, want %zu", got_runs, runs) &&
+            CHECK_OK(redscan_buffer_read(h_ctx, uk, 0, gk, runs * 2), "read") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, g_out, 0, ga, runs * 4), "read")) {
+            for (size_t i = 0, r0 = 0, r = 0; i <= m; i++)
+                if (i == m || (i > r0 && keys[i] != keys[i - 1])) {
+                    const ref_val w = ref_reduce_emulate(REDSCAN_REDUCE_COARSENED, REDSCAN_SUM, REDSCAN_INT32,
+                                                         REDSCAN_INT32, x + r0, i - r0);
+                    CHECK(ga[r] == w.i32 && gk[r] == keys[r0], "run %zu: key %d sum %d, want key %d sum %d", r,
+                          gk[r], ga[r], keys[r0], w.i32);
+                    r0 = i;
+                    r++;
+                }
+        }
+        free(keys);
+        free(gk);
+        free(ga);
+        free(x);
+    }
     /* faulty offsets: found on the device, reported, nothing written */
     if (h_case("segmented faulty offsets")) {
         const uint64_t bad[4] = {0, 5, 3, 9};
@@ -467,6 +525,7 @@ static void segmented(void)
     redscan_buffer_destroy(h_ctx, ob);
     redscan_buffer_destroy(h_ctx, idx);
     redscan_buffer_destroy(h_ctx, kb);
+    redscan_buffer_destroy(h_ctx, uk);
 }
 
 /* argv[1], optional: one family of cases (the others are not run), so that a checker can run the families in

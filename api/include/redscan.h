@@ -355,6 +355,26 @@ REDSCAN_API redscan_status redscan_scan_by_key(redscan_ctx *ctx, const redscan_s
 REDSCAN_API redscan_status redscan_scan_by_key_async(redscan_ctx *ctx, const redscan_scan_desc *desc,
                                                      redscan_dtype key_dtype, const redscan_buffer *keys,
                                                      const redscan_buffer *in, redscan_buffer *out, size_t n);
+/* Reduce by key (docs/SEMANTICS.md "Segments"): a run is a maximal run of equal adjacent keys (n keys of key_dtype, any
+ * integer type: INT8 .. UINT64, compared as bits). Run r gives unique_keys[r] (its key, key_dtype) and aggregates[r]
+ * (the bits of redscan_segmented_reduce over the runs' offsets, so of redscan_reduce_ex, COARSENED, on the run alone;
+ * desc->algo AUTO or COARSENED, out_dtype 0 or a widening). keys and in hold at least n elements; unique_keys n keys
+ * and aggregates n of out_dtype (room for the worst case, n runs); outputs must not be an input or each other.
+ * *num_runs = the run count R (the call reads it back once); entries past R are not written. n = 0: *num_runs = 0,
+ * nothing written. */
+REDSCAN_API redscan_status redscan_reduce_by_key(redscan_ctx *ctx, const redscan_reduce_desc *desc,
+                                                 redscan_dtype key_dtype, const redscan_buffer *keys,
+                                                 const redscan_buffer *in, size_t n, redscan_buffer *unique_keys,
+                                                 redscan_buffer *aggregates, size_t *num_runs);
+/* The stream-ordered form (docs/ASYNC.md): num_runs is a device buffer of one uint64 receiving R. The run count stays
+ * on the device, so the reduction runs over n segments, the ones past R empty: aggregates[R .. n) receive the
+ * reduction of nothing (sum 0, prod 1, min / max the type's largest / smallest value or +inf / -inf); unique_keys past
+ * R are not written. n = 0: num_runs receives 0, nothing else is written. */
+REDSCAN_API redscan_status redscan_reduce_by_key_async(redscan_ctx *ctx, const redscan_reduce_desc *desc,
+                                                       redscan_dtype key_dtype, const redscan_buffer *keys,
+                                                       const redscan_buffer *in, size_t n,
+                                                       redscan_buffer *unique_keys, redscan_buffer *aggregates,
+                                                       redscan_buffer *num_runs);
 
 /* ---- profiling (benchmarks) ----
  * With profiling on, every reduction, scan, mean, argmin/argmax and top-k call (device and host forms) records the

@@ -114,6 +114,14 @@ typedef struct rs_backend_ops {
      * and dtype == out_dtype. */
     redscan_status (*scan_with_carries)(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_off,
                                         void *out, size_t out_off, size_t n, void *carries);
+    /* Reduce by key: runs of equal adjacent keys (key_dtype: an integer type; n keys, n >= 1) reduced as segments
+     * (segmented_reduce's rule). unique_keys: n keys; aggregates: n of req->out_dtype. runs_host != NULL (the
+     * blocking form): may wait once to read the run count R into *runs_host; runs R keys and R aggregates. Else
+     * (_async): runs (one uint64 at offset 0) receives R; n segments padded past R (aggregates[R..n) = the reduction
+     * of nothing), R keys. */
+    redscan_status (*reduce_by_key)(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
+                                    void *in, size_t n, void *unique_keys, void *aggregates, void *runs,
+                                    uint64_t *runs_host);
     /* Wait for the stream / queue and report a failure of its work. quiet = 1: only wait (a failed blocking call
      * settles what it enqueued), recording nothing. */
     redscan_status (*synchronize)(redscan_ctx *ctx, int quiet);

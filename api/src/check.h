@@ -22,6 +22,12 @@ redscan_status rs_check_buffer(redscan_ctx *ctx, const char *fn, const char *arg
 /* A scan descriptor (scan.c): every field checked, out_dtype resolved, the environment's REDSCAN_SCAN_BLOCK / _GRID
  * applied to AUTO, init resolved to the compute type; fills req. Shared by the scans and the scan parts. */
 redscan_status rs_check_scan_desc(redscan_ctx *ctx, const char *fn, const redscan_scan_desc *desc, rs_scan_req *req);
+/* segmented.c: a segmented reduction's descriptor (as redscan_reduce_ex's, algo AUTO or COARSENED, flags 0) into req
+ * (algo COARSENED, out_dtype resolved); shared with reduce_by_key.c. */
+redscan_status rs_check_seg_reduce_desc(redscan_ctx *ctx, const char *fn, const redscan_reduce_desc *desc,
+                                        rs_reduce_req *req);
+/* segmented.c: a key dtype of the by-key calls: any integer type (INT8 .. UINT64). */
+redscan_status rs_check_key_dtype(redscan_ctx *ctx, const char *fn, redscan_dtype key_dtype);
 
 #define RS_TRY(expr)                                  \
     do {                                              \

@@ -13,7 +13,7 @@
 
 #include "check.h"
 
-static redscan_status check_reduce_desc(redscan_ctx *ctx, const char *fn, const redscan_reduce_desc *desc,
+redscan_status rs_check_seg_reduce_desc(redscan_ctx *ctx, const char *fn, const redscan_reduce_desc *desc,
                                         rs_reduce_req *req)
 {
     RS_TRY(rs_check_ptr(ctx, fn, "desc", desc));
@@ -165,7 +165,7 @@ static redscan_status segmented_reduce(redscan_ctx *ctx, const char *fn, int asy
         rs_time_async(ctx);
     else
         rs_time_forget(ctx);
-    RS_TRY(check_reduce_desc(ctx, fn, desc, &j.req));
+    RS_TRY(rs_check_seg_reduce_desc(ctx, fn, desc, &j.req));
     RS_TRY(check_segments(ctx, fn, j.req.dtype, in, offsets_dtype, offsets, num_segments));
     RS_TRY(check_output(ctx, fn, "out", out, num_segments, redscan_dtype_size(j.req.out_dtype), in, offsets));
     return run(ctx, async, &j, in, offsets_dtype, offsets, num_segments, out, NULL);
@@ -344,6 +344,18 @@ redscan_status redscan_segmented_scan_async(redscan_ctx *ctx, const redscan_scan
 
 /* ---- scan by key ---- */
 
+redscan_status rs_check_key_dtype(redscan_ctx *ctx, const char *fn, redscan_dtype key_dtype)
+{
+    switch (key_dtype) {
+    case REDSCAN_INT8: case REDSCAN_UINT8: case REDSCAN_INT16: case REDSCAN_UINT16: case REDSCAN_INT32:
+    case REDSCAN_UINT32: case REDSCAN_INT64: case REDSCAN_UINT64: return REDSCAN_OK;
+    default:
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "%s: argument 'key_dtype' is %d (%s); keys are an integer type (REDSCAN_INT8 .. _UINT64)",
+                            fn, (int)key_dtype, redscan_dtype_name(key_dtype));
+    }
+}
+
 static redscan_status scan_by_key(redscan_ctx *ctx, const char *fn, int async, const redscan_scan_desc *desc,
                                   redscan_dtype key_dtype, const redscan_buffer *keys, const redscan_buffer *in,
                                   redscan_buffer *out, size_t n)
@@ -355,14 +367,7 @@ static redscan_status scan_by_key(redscan_ctx *ctx, const char *fn, int async, c
     else
         rs_time_forget(ctx);
     RS_TRY(check_scan_desc(ctx, fn, desc, &req));
-    switch (key_dtype) {
-    case REDSCAN_INT8: case REDSCAN_UINT8: case REDSCAN_INT16: case REDSCAN_UINT16: case REDSCAN_INT32:
-    case REDSCAN_UINT32: case REDSCAN_INT64: case REDSCAN_UINT64: break;
-    default:
-        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
-                            "%s: argument 'key_dtype' is %d (%s); keys are an integer type (REDSCAN_INT8 .. _UINT64)",
-                            fn, (int)key_dtype, redscan_dtype_name(key_dtype));
-    }
+    RS_TRY(rs_check_key_dtype(ctx, fn, key_dtype));
     /* keys shorter than n can only be seen here, from the buffer's size */
     RS_TRY(rs_check_buffer(ctx, fn, "keys", keys, n, redscan_dtype_size(key_dtype)));
     RS_TRY(rs_check_buffer(ctx, fn, "in", in, n, redscan_dtype_size(req.dtype)));
