@@ -156,6 +156,11 @@ redscan_status rs_ocl_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max
 redscan_status rs_ocl_topk(redscan_ctx *ctx, redscan_dtype dtype, void *in, size_t n, size_t k, int largest,
                            void *values, void *indices);
 redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, void *out, size_t n);
+/* ocl_scan_parts.c (docs/ALGORITHMS.md, "Scan parts") */
+redscan_status rs_ocl_scan_section_totals(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_off,
+                                          size_t n, void *totals);
+redscan_status rs_ocl_scan_with_carries(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_off, void *out,
+                                        size_t out_off, size_t n, void *carries);
 /* ocl_segmented.c (docs/ALGORITHMS.md, "Segments") */
 redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
                                        redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out);

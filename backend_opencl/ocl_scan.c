@@ -218,7 +218,7 @@ static redscan_status rs_scan_cpu(rs_scan_run *r, cl_mem in, cl_mem out, uint64_
 {
     cl_ulong per = 0;
     const size_t items = rs_ocl_cpu_items(r->o, rs_div_up(n, r->blk->section), &per);
-    const cl_ulong n_arg = n;
+    const cl_ulong n_arg = n, zero = 0; /* zero: the element offsets (the scan parts' kernels, scan_coarsened_cpu.cl) */
     const cl_int excl_arg = r->req->exclusive, use_seed = n <= r->blk->section;
     cl_kernel k_red = NULL, k_scan = NULL;
     redscan_status st = rs_scan_kernel(r, "scan_tile_seeded_cpu_in_", r->blk->sfx, &k_scan);
@@ -230,6 +230,7 @@ static redscan_status rs_scan_cpu(rs_scan_run *r, cl_mem in, cl_mem out, uint64_
         if (st == REDSCAN_OK) st = rs_scan_arg(r, k_red, 1, sizeof(cl_mem), &r->level[0]);
         if (st == REDSCAN_OK) st = rs_scan_arg(r, k_red, 2, sizeof n_arg, &n_arg);
         if (st == REDSCAN_OK) st = rs_scan_arg(r, k_red, 3, sizeof per, &per);
+        if (st == REDSCAN_OK) st = rs_scan_arg(r, k_red, 4, sizeof zero, &zero); /* in_off */
         if (st == REDSCAN_OK) st = rs_ocl_launch_items(r->ctx, k_red, items, "scan tile reduce (cpu shape)");
         if (st == REDSCAN_OK) st = rs_scan_carries(r);
         carry = r->level[0];
@@ -242,6 +243,8 @@ static redscan_status rs_scan_cpu(rs_scan_run *r, cl_mem in, cl_mem out, uint64_
     if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 5, r->tsize, r->req->init.bytes);
     if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 6, sizeof use_seed, &use_seed);
     if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 7, sizeof per, &per);
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 8, sizeof zero, &zero); /* in_off */
+    if (st == REDSCAN_OK) st = rs_scan_arg(r, k_scan, 9, sizeof zero, &zero); /* out_off */
     if (st == REDSCAN_OK) st = rs_ocl_launch_items(r->ctx, k_scan, items, "scan tile seeded (cpu shape)");
     if (k_red) clReleaseKernel(k_red);
     if (k_scan) clReleaseKernel(k_scan);
@@ -290,7 +293,7 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
         if (st == REDSCAN_OK) st = rs_scan_carries(&r);
         if (st == REDSCAN_OK) st = rs_scan_add_carry(&r, out_mem, r.level[0], n);
     } else { /* REDSCAN_GRID_REDUCE_THEN_SCAN */
-        const cl_ulong n_arg = n;
+        const cl_ulong n_arg = n, zero = 0; /* zero: the element offsets (the scan parts' kernels, scan_grid.cl) */
         const cl_int excl_arg = req->exclusive;
         const size_t groups = rs_ocl_groups_for(o, rs_div_up(n, r.blk->section));
         st = rs_scan_levels(&r, n);
@@ -298,6 +301,7 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 0, sizeof(cl_mem), &in_mem);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 1, sizeof(cl_mem), &r.level[0]);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 2, sizeof n_arg, &n_arg);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_in, 3, sizeof zero, &zero);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, groups, "scan tile reduce");
         if (st == REDSCAN_OK) st = rs_scan_carries(&r);
         if (st == REDSCAN_OK) st = rs_scan_kernel(&r, "scan_tile_seeded_in_", r.blk->sfx, &k_last);
@@ -306,6 +310,8 @@ redscan_status rs_ocl_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, v
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 2, sizeof(cl_mem), &r.level[0]);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 3, sizeof n_arg, &n_arg);
         if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 4, sizeof excl_arg, &excl_arg);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 5, sizeof zero, &zero);
+        if (st == REDSCAN_OK) st = rs_scan_arg(&r, k_last, 6, sizeof zero, &zero);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_last, groups, "scan tile seeded");
     }
 

@@ -2,10 +2,10 @@
  * twin: the CPU shape is OpenCL-only (CUDA devices are GPUs, which run the GPU-shaped kernels of the same expression,
  * tile_reduce_in_coarse and scan_tile_seeded_in_coarse of scan_grid.cu).
  *
- *   tile_reduce_cpu_in_coarse(global const IN_T *in, global T *totals, ulong n, ulong per)
+ *   tile_reduce_cpu_in_coarse(global const IN_T *in, global T *totals, ulong n, ulong per, ulong in_off)
  *       totals[j] = the total of section j: the bits of tile_reduce_in_coarse (scan_grid.cl).
  *   scan_tile_seeded_cpu_in_coarse(global const IN_T *in, global OUT_T *out, global const T *carry, ulong n,
- *                                  int exclusive, T seed, int use_seed, ulong per)
+ *                                  int exclusive, T seed, int use_seed, ulong per, ulong in_off, ulong out_off)
  *       out = carry[j] (+) L for section j: the bits of scan_tile_seeded_in_coarse; with use_seed, seed stands
  *       for carry[j] (the one-section case, the bits of scan_sections_in_coarse with seeded = 1).
  *
@@ -21,7 +21,9 @@
  *   store:   out = RS_OUT(carry (+) L), L = Y back in memory order (inclusive) or shifted by one with the identity
  *            at the section start (exclusive), as rs_scan_store.
  * The section total (tile_reduce) is the balanced pairwise tree over the 256 lane totals.
- * The whole section is read before any of it is written: in == out is safe. */
+ * The whole section is read before any of it is written: in == out is safe.
+ * in_off / out_off: element offsets of the first value, as in scan_grid.cl (0 for the scans; the scan parts pass
+ * theirs). The vector loads and stores are element-aligned (rs_in16_u, rs_t16_u), so any offset works. */
 #define RS_CPU_CHUNK 128                                   /* values of 16 lanes: 16 x RS_COARSE_ITEMS */
 #define RS_CPU_CHUNKS (RS_SECTION_COARSE / RS_CPU_CHUNK)   /* 16: lane vectors per section */
 #define RS_CPU_SECTION_VECS (RS_SECTION_COARSE / 16)       /* 128 */
@@ -175,10 +177,11 @@ static inline T rs_cpu_pairwise_total(T16 *tot)
     return l[0];
 }
 
-kernel __attribute__((reqd_work_group_size(1, 1, 1))) void tile_reduce_cpu_in_coarse(global const IN_T *in,
+kernel __attribute__((reqd_work_group_size(1, 1, 1))) void tile_reduce_cpu_in_coarse(global const IN_T *in_base,
                                                                                       global T *totals, ulong n,
-                                                                                      ulong per)
+                                                                                      ulong per, ulong in_off)
 {
+    global const IN_T *in = in_base + in_off;
     const ulong nsec = (n + (RS_SECTION_COARSE - 1)) / RS_SECTION_COARSE;
     const ulong first = get_global_id(0) * per;
     const ulong end = first + per < nsec ? first + per : nsec;
@@ -195,9 +198,11 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1))) void tile_reduce_cpu_in_co
 }
 
 kernel __attribute__((reqd_work_group_size(1, 1, 1))) void scan_tile_seeded_cpu_in_coarse(
-    global const IN_T *in, global OUT_T *out, global const T *carry, ulong n, int exclusive, T seed, int use_seed,
-    ulong per)
+    global const IN_T *in_base, global OUT_T *out_base, global const T *carry, ulong n, int exclusive, T seed,
+    int use_seed, ulong per, ulong in_off, ulong out_off)
 {
+    global const IN_T *in = in_base + in_off;
+    global OUT_T *out = out_base + out_off;
     const ulong nsec = (n + (RS_SECTION_COARSE - 1)) / RS_SECTION_COARSE;
     const ulong first = get_global_id(0) * per;
     const ulong end = first + per < nsec ? first + per : nsec;

@@ -9,12 +9,16 @@
  *       scan's last element). seeded = 1 (the one-section case): out = seed (+) L, totals is not touched.
  *       _in reads the input type (level 0, converting IN_T -> T); _t reads T (the levels of section totals,
  *       scanned in place with in == out).
- *   tile_reduce_in_B(const IN_T *in, T *totals, ulong n)
+ *   tile_reduce_in_B(const IN_T *in, T *totals, ulong n, ulong in_off)
  *       totals[j] = the total of section j, the same expression (so the same bits) as the block scan's last
  *       element: each work-item folds its SECTION/256 contiguous values left to right, then the balanced
  *       pairwise tree over the 256 work-item values.
- *   scan_tile_seeded_in_B(const IN_T *in, T *out, const T *carry, ulong n, int exclusive)
+ *   scan_tile_seeded_in_B(const IN_T *in, T *out, const T *carry, ulong n, int exclusive, ulong in_off,
+ *                         ulong out_off)
  *       Block-scans every section again and writes out = carry[j] (+) L (reduce-then-scan, last kernel).
+ *   in_off / out_off: element offsets of the first value (the sections start there); 0 for the scans, any value for
+ *   the scan parts (redscan_scan_section_totals / _with_carries: a cl_mem has no pointer to offset). Every load and
+ *   store is element-wise (RS_LOAD / RS_STORE), so any offset is aligned enough.
  *
  * and once, for every block scan:
  *   scan_add_carry(T *data, const T *carry, ulong n, ulong section)
@@ -69,8 +73,9 @@
     RS_SCAN_SECTIONS_KERNEL(B, in, IN_T, SECTION, AUX)                                                               \
     RS_SCAN_SECTIONS_T_KERNEL(B, SECTION, AUX)                                                                       \
                                                                                                                      \
-    __kernel void tile_reduce_in_##B(__global const IN_T *in, __global T *totals, ulong n)                           \
+    __kernel void tile_reduce_in_##B(__global const IN_T *in_base, __global T *totals, ulong n, ulong in_off)        \
     {                                                                                                                \
+        __global const IN_T *in = in_base + in_off;                                                                  \
         __local T s[SECTION] __attribute__((aligned(16)));                                                           \
         __local T r[RS_GROUP];                                                                                       \
         const uint t = (uint)get_local_id(0);                                                                        \
@@ -88,9 +93,12 @@
         }                                                                                                            \
     }                                                                                                                \
                                                                                                                      \
-    __kernel void scan_tile_seeded_in_##B(__global const IN_T *in, __global OUT_T *out, __global const T *carry,     \
-                                          ulong n, int exclusive)                                                    \
+    __kernel void scan_tile_seeded_in_##B(__global const IN_T *in_base, __global OUT_T *out_base,                  \
+                                          __global const T *carry, ulong n, int exclusive, ulong in_off,             \
+                                          ulong out_off)                                                             \
     {                                                                                                                \
+        __global const IN_T *in = in_base + in_off;                                                                  \
+        __global OUT_T *out = out_base + out_off;                                                                    \
         __local T s[SECTION] __attribute__((aligned(16)));                                                           \
         __local T aux[AUX];                                                                                          \
         const ulong nsec = (n + (SECTION - 1)) / SECTION;                                                            \

@@ -228,6 +228,33 @@ REDSCAN_API redscan_status redscan_scan_host(redscan_ctx *ctx, redscan_op op, re
 REDSCAN_API redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, const void *in, void *out,
                                     size_t n);
 
+/* ---- scan parts: the AUTO scan split into its two device passes (docs/ALGORITHMS.md, "Scan parts";
+ * docs/SEMANTICS.md, "Scan parts"), for callers that chain the carries themselves, e.g. across MPI ranks ---- */
+#define REDSCAN_SCAN_SECTION 2048 /* the AUTO scan's section (coarsened block) */
+#define REDSCAN_REDUCE_TILE 4096  /* the coarsened reduction's tile (AUTO reduce) */
+
+/* totals[j] (j < ceil(n / REDSCAN_SCAN_SECTION)) = the section-total expression S of in[in_offset + j*SECTION ...
+ * + SECTION) (identity past n), of the scan's compute type: rs_compute_dtype(out_dtype) (out_dtype resolved as in
+ * redscan_scan: 0 means dtype; narrow outputs use their 32-bit type). desc: op, dtype, out_dtype used; block must be
+ * AUTO or COARSENED, grid AUTO (anything else REDSCAN_ERR_UNSUPPORTED); exclusive and init are ignored. n >= 1.
+ * totals must not be in. Enqueued on the context's stream / queue like the _async functions (returns without
+ * waiting; errors of the device work at redscan_synchronize; redscan_buffer_read waits for it). The environment's
+ * REDSCAN_SCAN_BLOCK / _GRID are not applied: the parts always follow the AUTO scan's documented order. */
+REDSCAN_API redscan_status redscan_scan_section_totals(redscan_ctx *ctx, const redscan_scan_desc *desc,
+                                                       const redscan_buffer *in, size_t in_offset, size_t n,
+                                                       redscan_buffer *totals);
+/* out[out_offset + i] = carries[i / SECTION] (+) L[i] for i < n, where L is the coarsened block scan of the section
+ * holding i (sections start at in_offset; inclusive or, with desc->exclusive, the previous local value, identity at
+ * a section start) and carries are ceil(n/SECTION) values of the compute type. Stored in out_dtype (narrow outputs
+ * rounded once, as redscan_scan does). desc->init is ignored (the carries hold it). With carries computed by the
+ * single_pass chain (ALGORITHMS.md) from the totals above and init, a whole array gives exactly redscan_scan's
+ * AUTO bits. in == out allowed when in_offset == out_offset and dtypes equal (other overlaps of in and out, and
+ * carries overlapping out, are refused). Enqueued on the context's stream / queue like the _async functions
+ * (returns without waiting; errors of the device work at redscan_synchronize). */
+REDSCAN_API redscan_status redscan_scan_with_carries(redscan_ctx *ctx, const redscan_scan_desc *desc,
+                                                     const redscan_buffer *in, size_t in_offset, redscan_buffer *out,
+                                                     size_t out_offset, size_t n, const redscan_buffer *carries);
+
 /* ---- stream-ordered (asynchronous) operation (docs/ASYNC.md) ----
  * A context can work on the caller's own CUDA stream or OpenCL command queue. The _async functions check their
  * arguments, enqueue their work on the context's stream / queue and return: nothing waits for the device, results

@@ -103,6 +103,17 @@ typedef struct rs_backend_ops {
      * wait_ok: the blocking form, which may wait for the device once (to read the run count). */
     redscan_status (*scan_by_key)(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
                                   void *in, void *out, size_t n, int wait_ok);
+    /* Scan parts (api/src/scan_parts.c; docs/ALGORITHMS.md, "Scan parts"): the AUTO scan's two passes over
+     * in + in_off (element offsets, checked by the core), always the coarsened block (SECTION REDSCAN_SCAN_SECTION);
+     * req->block / grid / init are not used. n >= 1. Both only enqueue.
+     * totals: ceil(n / SECTION) values of rs_compute_dtype(out_dtype), the section-total expression S. */
+    redscan_status (*scan_section_totals)(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_off,
+                                          size_t n, void *totals);
+    /* out + out_off (req->out_dtype) = carries[j] (+) L, L the coarsened block scan of section j (inclusive or
+     * req->exclusive); carries: ceil(n / SECTION) of the compute type. in may equal out only with in_off == out_off
+     * and dtype == out_dtype. */
+    redscan_status (*scan_with_carries)(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_off,
+                                        void *out, size_t out_off, size_t n, void *carries);
     /* Wait for the stream / queue and report a failure of its work. quiet = 1: only wait (a failed blocking call
      * settles what it enqueued), recording nothing. */
     redscan_status (*synchronize)(redscan_ctx *ctx, int quiet);

@@ -19,6 +19,10 @@ redscan_status rs_check_count(redscan_ctx *ctx, const char *fn, const char *arg,
 redscan_status rs_check_buffer(redscan_ctx *ctx, const char *fn, const char *arg, const redscan_buffer *buf,
                                size_t n, size_t elem);
 
+/* A scan descriptor (scan.c): every field checked, out_dtype resolved, the environment's REDSCAN_SCAN_BLOCK / _GRID
+ * applied to AUTO, init resolved to the compute type; fills req. Shared by the scans and the scan parts. */
+redscan_status rs_check_scan_desc(redscan_ctx *ctx, const char *fn, const redscan_scan_desc *desc, rs_scan_req *req);
+
 #define RS_TRY(expr)                                  \
     do {                                              \
         redscan_status rs_try_status_ = (expr);       \

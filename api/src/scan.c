@@ -6,7 +6,7 @@
 #include "check.h"
 #include "stage.h"
 
-static redscan_status check_desc(redscan_ctx *ctx, const char *fn, const redscan_scan_desc *desc, rs_scan_req *req)
+redscan_status rs_check_scan_desc(redscan_ctx *ctx, const char *fn, const redscan_scan_desc *desc, rs_scan_req *req)
 {
     RS_TRY(rs_check_ptr(ctx, fn, "desc", desc));
     RS_TRY(rs_check_op(ctx, fn, "desc->op", desc->op));
@@ -73,7 +73,7 @@ redscan_status redscan_scan_async(redscan_ctx *ctx, const redscan_scan_desc *des
     rs_scan_req req;
     RS_TRY(rs_check_ctx(fn, ctx));
     rs_time_async(ctx);
-    RS_TRY(check_desc(ctx, fn, desc, &req));
+    RS_TRY(rs_check_scan_desc(ctx, fn, desc, &req));
     RS_TRY(check_buffers(ctx, fn, &req, in, out, n));
     if (n == 0) return REDSCAN_OK;
     return ctx->ops->scan(ctx, &req, in->handle, out->handle, n);
@@ -86,7 +86,7 @@ redscan_status redscan_scan_ex(redscan_ctx *ctx, const redscan_scan_desc *desc, 
     rs_scan_req req;
     RS_TRY(rs_check_ctx(fn, ctx));
     rs_time_forget(ctx);
-    RS_TRY(check_desc(ctx, fn, desc, &req));
+    RS_TRY(rs_check_scan_desc(ctx, fn, desc, &req));
     RS_TRY(check_buffers(ctx, fn, &req, in, out, n));
     if (n == 0) return REDSCAN_OK;
     return run_blocking(ctx, &req, in->handle, out->handle, n);
@@ -107,7 +107,7 @@ redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_scan_desc *d
     size_t in_bytes, out_bytes;
     RS_TRY(rs_check_ctx(fn, ctx));
     rs_time_forget(ctx);
-    RS_TRY(check_desc(ctx, fn, desc, &req));
+    RS_TRY(rs_check_scan_desc(ctx, fn, desc, &req));
     RS_TRY(rs_check_count(ctx, fn, "n", n, redscan_dtype_size(req.dtype), &in_bytes));
     RS_TRY(rs_check_count(ctx, fn, "n", n, redscan_dtype_size(req.out_dtype), &out_bytes));
     /* Refused at every n, like redscan_scan_ex (in and out may be NULL only when n == 0). */
