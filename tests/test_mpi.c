@@ -412,8 +412,8 @@ int main(int argc, char **argv)
                redscan_backend_name(g_ctx), redscan_device_name(g_ctx), redscan_mpi_cuda_aware());
     const double t0 = MPI_Wtime();
 
-    /* sizes: 0, 1, one tile or less, a few tiles with a straddle, and 2+ reduce levels (300000 / 4096 = 74 partials,
-     * reduced on rank 0 by the last pass; level 3 needs > 4096^2 elements: the benchmark's sizes) */
+    /* sizes: 0, 1, one tile or less, a few tiles with a straddle, and 2 reduce levels (300007 / 4096 = 74 partials,
+     * reduced on rank 0 by the last pass); below, 3 levels with level 2 distributed */
     const size_t sizes[] = {0, 1, 3000, 4097 + 2048, 300007};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         const size_t n = sizes[i];
@@ -433,6 +433,9 @@ int main(int argc, char **argv)
             reduce_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT64, n);
         }
     }
+    /* level 2 distributed too: 4099 partials of level 1 over the ranks, their 2 partials gathered to rank 0 */
+    reduce_case(REDSCAN_SUM, REDSCAN_FLOAT32, 0, 4096 * 4096 + 3 * 4096 + 77);
+    reduce_case(REDSCAN_SUM, REDSCAN_INT32, 0, 4096 * 4096 + 3 * 4096 + 77);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         const size_t n = sizes[i];
         scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, 0, 0, 0, 0, n);

@@ -92,6 +92,7 @@ typedef struct {
     uint64_t tail;        /* elements of that block held here */
     uint64_t xlen;        /* its length (tail + the heads) */
     int from_first, from_last; /* the ranks sending those heads (from_first > from_last: none) */
+    const uint64_t *counts;    /* every rank's count at this level (the array given to rsm_split_of) */
 } rsm_split;
 void rsm_split_of(const uint64_t *offsets, const uint64_t *counts, int size, int rank, uint64_t total, uint64_t block,
                   rsm_split *s);

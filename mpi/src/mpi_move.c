@@ -65,7 +65,7 @@ redscan_status rsm_heads_to_owner(rsm_call *c, const rsm_split *s, const redscan
         int nreq = 0;
         uint64_t at = 0;
         for (int q = s->from_first; q <= s->from_last; q++) { /* consecutive ranks: all of each, the last's head */
-            const uint64_t h = c->counts[q] < incoming - at ? c->counts[q] : incoming - at;
+            const uint64_t h = s->counts[q] < incoming - at ? s->counts[q] : incoming - at;
             if (h == 0) continue;
             void *dst = direct ? device_at(x, s->tail + at, esize) : recvbuf + at * esize;
             MPI_Irecv(dst, bytes_of(h, esize), MPI_BYTE, q, RSM_TAG_HEAD, c->comm, &reqs[nreq++]);
@@ -104,7 +104,7 @@ redscan_status rsm_heads_back(rsm_call *c, const rsm_split *s, const redscan_buf
         int nreq = 0;
         uint64_t at = 0;
         for (int q = s->from_first; q <= s->from_last; q++) {
-            const uint64_t h = c->counts[q] < outgoing - at ? c->counts[q] : outgoing - at;
+            const uint64_t h = s->counts[q] < outgoing - at ? s->counts[q] : outgoing - at;
             if (h == 0) continue;
             void *src = direct ? device_at(x, s->tail + at, esize) : sendbuf + at * esize;
             MPI_Isend(src, bytes_of(h, esize), MPI_BYTE, q, RSM_TAG_HEAD_BACK, c->comm, &reqs[nreq++]);

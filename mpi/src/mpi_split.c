@@ -32,6 +32,7 @@ void rsm_split_of(const uint64_t *offsets, const uint64_t *counts, int size, int
 {
     s->o = offsets[rank];
     s->c = counts[rank];
+    s->counts = counts;
     s->head = rsm_head_of(s->o, s->c, block);
     s->head_owner = s->head ? rsm_rank_of(offsets, counts, size, s->o / block * block) : -1;
     s->first_block = div_up(s->o, block);
