@@ -40,15 +40,16 @@ static redscan_status check_local(redscan_ctx *ctx, rsm_call *c, const redscan_r
  * a reduction of at most one tile is exactly that tile's partial. */
 static redscan_status level(rsm_call *c, const uint64_t *off, const uint64_t *cnt, uint64_t total,
                             const redscan_buffer *cur, redscan_dtype in_t, redscan_op op, redscan_dtype t,
-                            redscan_buffer *next)
+                            redscan_buffer **next_out)
 {
     rsm_split s;
     rsm_split_of(off, cnt, c->size, c->rank, total, RSM_TILE, &s);
     const size_t isize = redscan_dtype_size(in_t), tsize = redscan_dtype_size(t);
     const redscan_reduce_desc d = {op, in_t, t, REDSCAN_REDUCE_COARSENED, 0};
-    redscan_buffer *x = NULL, *offs = NULL;
-    redscan_status st = REDSCAN_OK;
-    if (s.straddle) {
+    redscan_buffer *x = NULL, *offs = NULL, *next = NULL;
+    redscan_status st = rsm_buffer(c, s.blocks * tsize, &next); /* one value per tile starting here */
+    *next_out = next;
+    if (st == REDSCAN_OK && s.straddle) {
         st = rsm_buffer(c, s.xlen * isize, &x);
         if (st == REDSCAN_OK) st = rsm_copy(c, cur, s.c - s.tail, x, 0, s.tail, isize);
     }
@@ -134,6 +135,12 @@ redscan_status redscan_mpi_reduce(redscan_ctx *ctx, MPI_Comm comm, const redscan
     c.fn = fn;
     redscan_status st = check_local(ctx, &c, desc, in, n_local, result);
     const redscan_dtype out_dtype = st == REDSCAN_OK && desc->out_dtype ? desc->out_dtype : desc ? desc->dtype : 0;
+    /* every rank's offset and count at each level (host memory for 2 * size values, taken before the entry so that
+     * its failure is agreed there) */
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    uint64_t *level_arrays = malloc(2 * (size_t)(size > 0 ? size : 1) * sizeof *level_arrays);
+    if (!level_arrays && st == REDSCAN_OK) st = rsm_fail(&c, REDSCAN_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     rsm_sig sig = {0};
     rsm_sig_add(&sig, "function", RSM_FN_REDUCE);
     rsm_sig_add(&sig, "desc->op", desc ? (int64_t)desc->op : -1);
@@ -142,12 +149,12 @@ redscan_status redscan_mpi_reduce(redscan_ctx *ctx, MPI_Comm comm, const redscan
     rsm_sig_add(&sig, "desc->flags", desc ? (int64_t)desc->flags : -1);
     st = rsm_enter(&c, ctx, comm, fn, st, &sig, n_local);
     if (st != REDSCAN_OK) {
+        free(level_arrays);
         rsm_leave(&c);
         return st;
     }
 
     const redscan_dtype t = rsm_compute_dtype(out_dtype); /* partials: the 32-bit type of a narrow output */
-    const size_t tsize = redscan_dtype_size(t);
     rsm_value v;
     memset(&v, 0, sizeof v);
     redscan_reduce_desc whole = *desc;
@@ -158,22 +165,16 @@ redscan_status redscan_mpi_reduce(redscan_ctx *ctx, MPI_Comm comm, const redscan
         st = last_pass(&c, c.counts, c.total, in, &whole, (redscan_dtype)0, &v);
     } else {
         /* level arrays: offsets and counts of every rank (level 1: the input's) */
-        uint64_t *off = malloc(2 * (size_t)c.size * sizeof *off), *cnt = off ? off + c.size : NULL;
-        st = rsm_agree(&c, off ? REDSCAN_OK : rsm_fail(&c, REDSCAN_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn));
+        uint64_t *off = level_arrays, *cnt = off + c.size;
         const redscan_buffer *cur = in;
         redscan_buffer *owned = NULL;
         redscan_dtype cur_t = desc->dtype;
         uint64_t total = c.total;
-        if (st == REDSCAN_OK) {
-            memcpy(off, c.offsets, c.size * sizeof *off);
-            memcpy(cnt, c.counts, c.size * sizeof *cnt);
-        }
+        memcpy(off, c.offsets, c.size * sizeof *off);
+        memcpy(cnt, c.counts, c.size * sizeof *cnt);
         while (st == REDSCAN_OK && total > RSM_TILE) {
-            const uint64_t mine = (off[c.rank] + cnt[c.rank] + RSM_TILE - 1) / RSM_TILE -
-                                  (off[c.rank] + RSM_TILE - 1) / RSM_TILE;
             redscan_buffer *next = NULL;
-            st = rsm_agree(&c, rsm_buffer(&c, mine * tsize, &next));
-            if (st == REDSCAN_OK) st = level(&c, off, cnt, total, cur, cur_t, desc->op, t, next);
+            st = level(&c, off, cnt, total, cur, cur_t, desc->op, t, &next);
             redscan_buffer_destroy(ctx, owned);
             owned = next;
             cur = next;
@@ -190,8 +191,8 @@ redscan_status redscan_mpi_reduce(redscan_ctx *ctx, MPI_Comm comm, const redscan
             st = last_pass(&c, cnt, total, cur, &d, rsm_is_narrow(out_dtype) ? out_dtype : (redscan_dtype)0, &v);
         }
         redscan_buffer_destroy(ctx, owned);
-        free(off);
     }
+    free(level_arrays);
     if (st == REDSCAN_OK) memcpy(result, v.bytes, redscan_dtype_size(out_dtype));
     rsm_leave(&c);
     return st;
