@@ -385,6 +385,51 @@ static void error_cases(void)
     free(h);
 }
 
+#if defined(REDSCAN_TEST_FAULTS)
+#include "redscan_fault.h"
+/* A device failure on one rank (fault injection builds: every allocation, transfer and launch of each rank's call
+ * in turn): every rank returns an error, the same status, nothing hangs; once no fault fires, the result is
+ * right again. */
+static void fault_cases(void)
+{
+    const redscan_fault_kind kinds[] = {REDSCAN_FAULT_ALLOC, REDSCAN_FAULT_TRANSFER, REDSCAN_FAULT_LAUNCH};
+    const size_t n = 20011;
+    size_t counts[64];
+    split(2, n, counts);
+    const size_t o = offset_of(counts), c = counts[g_rank];
+    void *g = global_array(REDSCAN_FLOAT32, REDSCAN_SUM, 31, n);
+    for (int scan = 0; scan <= 1; scan++)
+        for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
+            if (!set_case("faults %s %s", scan ? "scan" : "reduce", redscan_fault_kind_name(kinds[ki]))) continue;
+            for (int victim = 0; victim < g_size; victim++)
+            for (uint64_t point = 1; point < 500; point++) {
+                redscan_buffer *b = local_part(g, 4, o, c), *ob = local_part(g, 4, o, c);
+                if (g_rank == victim) redscan_fault_arm(kinds[ki], point);
+                const redscan_reduce_desc rd = {REDSCAN_SUM, REDSCAN_FLOAT32, 0, REDSCAN_REDUCE_AUTO, 0};
+                const redscan_scan_desc sd = {REDSCAN_SUM, REDSCAN_FLOAT32, 0, 0, NULL, REDSCAN_BLOCK_AUTO,
+                                              REDSCAN_GRID_AUTO, 0};
+                float r = 0;
+                redscan_status st = scan ? redscan_mpi_scan(g_ctx, MPI_COMM_WORLD, &sd, b, ob, c)
+                                         : redscan_mpi_reduce(g_ctx, MPI_COMM_WORLD, &rd, b, c, &r);
+                int fired = g_rank == victim ? (int)redscan_fault_fired(kinds[ki]) : 0, any = 0;
+                redscan_fault_arm(kinds[ki], 0);
+                int lo = (int)st, hi = (int)st, mn, mx;
+                MPI_Allreduce(&fired, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+                MPI_Allreduce(&lo, &mn, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+                MPI_Allreduce(&hi, &mx, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+                CHECK(mn == mx, "point %llu: the ranks returned different statuses (%d .. %d)",
+                      (unsigned long long)point, mn, mx);
+                CHECK(!any || st != REDSCAN_OK, "point %llu: a fault fired on rank %d but the call returned OK (%s)",
+                      (unsigned long long)point, victim, getenv("RSM_DEBUG") ? redscan_last_error(g_ctx) : "");
+                redscan_buffer_destroy(g_ctx, b);
+                redscan_buffer_destroy(g_ctx, ob);
+                if (!any) break; /* every point of the call passed */
+            }
+        }
+    free(g);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -459,6 +504,9 @@ int main(int argc, char **argv)
         select_case(REDSCAN_INT32, 0, sel_sizes[i] < 20 ? 1 : 20, sel_sizes[i]);
     }
     error_cases();
+#if defined(REDSCAN_TEST_FAULTS)
+    fault_cases();
+#endif
 
     long fails = 0, checks = 0;
     MPI_Allreduce(&g_fail, &fails, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -107,11 +107,13 @@ int rsm_device_direct(redscan_ctx *ctx);
 /* The heads meet their owners: this rank's head (elements 0 .. s->head of `in`) goes to s->head_owner, and when
  * s->straddle the heads of ranks s->from_first .. s->from_last arrive, in rank order, in x at element s->tail (x is a
  * device buffer of s->xlen elements of esize bytes whose first s->tail elements the caller fills). Device memory goes
- * to MPI directly where rsm_device_direct, else through host memory. Agrees on the status before it sends. */
-redscan_status rsm_heads_to_owner(rsm_call *c, const rsm_split *s, const redscan_buffer *in, redscan_buffer *x,
-                                  size_t esize);
+ * to MPI directly where rsm_device_direct, else through host memory. st: this rank's status so far; the agreement
+ * on it (and on this function's own staging) comes before anything is sent, and a failure sends nothing. */
+redscan_status rsm_heads_to_owner(rsm_call *c, redscan_status st, const rsm_split *s, const redscan_buffer *in,
+                                  redscan_buffer *x, size_t esize);
 /* The reverse (scans): the results of the heads go back from x (element s->tail on) to their ranks, each into
- * elements 0 .. head of `out`. */
+ * elements 0 .. head of `out`. Agrees on the status before it sends; the status of the final write to `out` is this
+ * rank's alone (the caller agrees on it). */
 redscan_status rsm_heads_back(rsm_call *c, const rsm_split *s, const redscan_buffer *x, redscan_buffer *out,
                               size_t esize);
 /* Copy `count` elements of esize bytes between device buffers (through host memory). */

@@ -45,14 +45,14 @@ static MPI_Request *requests(const rsm_split *s, MPI_Request *fixed, size_t fixe
     return n <= fixed_n ? fixed : malloc(n * sizeof(MPI_Request));
 }
 
-redscan_status rsm_heads_to_owner(rsm_call *c, const rsm_split *s, const redscan_buffer *in, redscan_buffer *x,
-                                  size_t esize)
+redscan_status rsm_heads_to_owner(rsm_call *c, redscan_status st, const rsm_split *s, const redscan_buffer *in,
+                                  redscan_buffer *x, size_t esize)
 {
     const int direct = rsm_device_direct(c->ctx);
     const uint64_t incoming = s->straddle ? s->xlen - s->tail : 0;
     char *sendbuf = NULL, *recvbuf = NULL;
     MPI_Request fixed[16], *reqs = requests(s, fixed, 16);
-    redscan_status st = reqs ? REDSCAN_OK : rsm_fail(c, REDSCAN_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->fn);
+    if (!reqs && st == REDSCAN_OK) st = rsm_fail(c, REDSCAN_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->fn);
     if (st == REDSCAN_OK && !direct && (s->head || incoming)) {
         sendbuf = malloc(s->head * esize + incoming * esize + 1);
         if (!sendbuf) st = rsm_fail(c, REDSCAN_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->fn);

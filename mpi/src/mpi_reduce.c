@@ -53,7 +53,7 @@ static redscan_status level(rsm_call *c, const uint64_t *off, const uint64_t *cn
         st = rsm_buffer(c, s.xlen * isize, &x);
         if (st == REDSCAN_OK) st = rsm_copy(c, cur, s.c - s.tail, x, 0, s.tail, isize);
     }
-    st = rsm_heads_to_owner(c, &s, cur, x, isize); /* agrees on st first */
+    st = rsm_heads_to_owner(c, st, &s, cur, x, isize); /* agrees on st first */
     const uint64_t complete = s.blocks - (uint64_t)s.straddle;
     if (st == REDSCAN_OK && complete) {
         uint64_t *o = malloc((complete + 1) * sizeof *o);

@@ -148,7 +148,7 @@ static redscan_status scan(rsm_call *c, const redscan_scan_desc *desc, const red
         if (st == REDSCAN_OK) st = rsm_buffer(c, s.xlen * osize, &xout);
         if (st == REDSCAN_OK) st = rsm_copy(c, in, s.c - s.tail, x, 0, s.tail, isize);
     }
-    st = rsm_heads_to_owner(c, &s, in, x, isize);
+    st = rsm_heads_to_owner(c, st, &s, in, x, isize); /* agrees on st first */
     /* the totals S of this rank's sections, read to the host (m values: local, not communication) */
     if (st == REDSCAN_OK && complete) {
         st = rsm_buffer(c, complete * tsize, &totals);
@@ -177,8 +177,11 @@ static redscan_status scan(rsm_call *c, const redscan_scan_desc *desc, const red
         if (st == REDSCAN_OK) st = rsm_copy(c, xout, 0, out, s.c - s.tail, s.tail, osize);
     }
     if (st == REDSCAN_OK) st = redscan_synchronize(c->ctx);
-    if (st == REDSCAN_OK) st = rsm_heads_back(c, &s, xout, out, osize); /* agrees first */
-    else st = rsm_agree(c, st);
+    if (st == REDSCAN_OK)
+        st = rsm_heads_back(c, &s, xout, out, osize); /* agrees first; then writes the results it received */
+    else
+        st = rsm_agree(c, st);
+    st = rsm_agree(c, st); /* that last write, so that every rank returns the same status */
     redscan_buffer *bufs[] = {x, xout, totals, xtotal, carries, xcarry};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) redscan_buffer_destroy(c->ctx, bufs[i]);
     free(sv);
