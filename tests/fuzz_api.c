@@ -2,7 +2,8 @@
  * scripts/sanitize.sh under AddressSanitizer + UndefinedBehaviorSanitizer).
  *
  * The input's bytes choose the function (reduce_host, reduce_host_ex, scan_host, scan_host_ex, mean_host,
- * argmin_host, argmax_host, topk_host), the op and dtype (now and then values outside the enums), the descriptor
+ * argmin_host, argmax_host, topk_host, and the scan parts: redscan_scan_section_totals -> host chain ->
+ * redscan_scan_with_carries on device buffers at element offsets, compared with the AUTO scan's documented order), the op and dtype (now and then values outside the enums), the descriptor
  * (out_dtype: 0 / same / widening / something else; algorithm, block and grid, valid or not; exclusive 0, 1 or
  * neither; init NULL or a value; flags 0 or not), in place or not, NULL pointers now and then, k, largest, n
  * (<= 4096) and the elements (the remaining bytes, repeated as needed; so every bit pattern, NaN payloads and
@@ -34,6 +35,7 @@
  *
  * Input layout (bytes; missing bytes read as 0):
  *   0 function   1 op   2 dtype (1..12 and around)   3 flags A   4 flags B   5 algorithm/block/grid   6-7 n   8-9 k
+ *   (the scan parts: 8-9 the element offsets of in and out)
  *   10.. data */
 #include <float.h>
 #include <inttypes.h>
@@ -286,12 +288,106 @@ static void check_scan(redscan_op op, redscan_dtype dt, redscan_dtype T, int exc
     free(want);
 }
 
+/* ---------------------------------------------------------------- the scan parts */
+
+/* The type the parts' totals and carries hold: a narrow output's 32-bit type of its kind, else the output type. */
+static redscan_dtype parts_carry_type(redscan_dtype out)
+{
+    if (out == REDSCAN_INT8 || out == REDSCAN_INT16) return REDSCAN_INT32;
+    if (out == REDSCAN_UINT8 || out == REDSCAN_UINT16) return REDSCAN_UINT32;
+    if (out == REDSCAN_FLOAT16 || out == REDSCAN_BFLOAT16) return REDSCAN_FLOAT32;
+    return out;
+}
+
+static redscan_buffer *parts_buffer(size_t bytes, const void *src, size_t src_bytes)
+{
+    redscan_buffer *b = NULL;
+    if (redscan_buffer_create(g_ctx, bytes, &b) != REDSCAN_OK) fail("buffer_create(%zu)", bytes);
+    unsigned char *fill = (unsigned char *)malloc(bytes ? bytes : 1);
+    if (!fill) abort();
+    memset(fill, SENT, bytes);
+    if (src_bytes) memcpy(fill, src, src_bytes);
+    if (bytes && redscan_buffer_write(g_ctx, b, 0, fill, bytes) != REDSCAN_OK) fail("buffer_write");
+    free(fill);
+    return b;
+}
+
+/* totals -> read -> the single_pass chain (docs/ALGORITHMS.md "Grid level") -> with_carries on in[in_off ..) ->
+ * out[out_off ..) (in place: out is in, out_off = in_off); the statuses as want_tot (totals) and want (with_carries;
+ * it runs also after a refused totals call, with whatever the carries hold); on success the result is the AUTO
+ * scan's documented order of the range and nothing else in out changed; on failure nothing changed. */
+static void check_parts(const redscan_scan_desc *d, int dt_ok, redscan_dtype T, const unsigned char *x, size_t n,
+                        size_t in_off, size_t out_off, int inplace, int null_in, int null_out, unsigned want_tot,
+                        unsigned want)
+{
+    const size_t es = dt_ok ? ref_size(d->dtype) : 8, os = dt_ok ? ref_size(T) : 8;
+    const redscan_dtype C = dt_ok ? parts_carry_type(T) : REDSCAN_FLOAT64;
+    const size_t cs = ref_size(C), count = n / REDSCAN_SCAN_SECTION + (n % REDSCAN_SCAN_SECTION != 0) + 1;
+    if (inplace) out_off = in_off;
+    const size_t in_bytes = (in_off + n) * es + 16, out_bytes = (out_off + n) * os + 16;
+    unsigned char *src = (unsigned char *)malloc(in_bytes), *got = (unsigned char *)malloc(out_bytes + in_bytes);
+    unsigned char *S = (unsigned char *)calloc(count, cs), *P = (unsigned char *)calloc(count, cs);
+    if (!src || !got || !S || !P) abort();
+    memset(src, SENT, in_bytes);
+    memcpy(src + in_off * es, x, n * es);
+    redscan_buffer *in = parts_buffer(in_bytes, src, in_bytes);
+    redscan_buffer *out = inplace ? in : parts_buffer(out_bytes, NULL, 0);
+    redscan_buffer *tot = parts_buffer(count * cs, NULL, 0), *car = parts_buffer(count * cs, NULL, 0);
+    const redscan_buffer *inp = null_in ? NULL : in;
+    redscan_buffer *outp = null_out ? NULL : out;
+    redscan_status st = redscan_scan_section_totals(g_ctx, d, inp, in_off, n, tot);
+    expect_status(st, want_tot);
+    if (st == REDSCAN_OK) {
+        if (redscan_buffer_read(g_ctx, tot, 0, S, (count - 1) * cs) != REDSCAN_OK) fail("read totals");
+        ref_val init = d->init ? ref_load(T, d->init, 0) : ref_identity(d->op, T);
+        if (C != T) init = ref_convert(T, C, init);
+        ref_val A = init, W = ref_zero();
+        for (size_t j = 0; j + 1 < count; j++) {
+            const size_t p = j % 32;
+            const ref_val sj = ref_load(C, S, j);
+            if (p == 0 && j > 0) A = ref_combine(d->op, C, A, W);
+            ref_store(C, P, j, p ? ref_combine(d->op, C, A, W) : A);
+            W = p ? ref_combine(d->op, C, W, sj) : sj;
+        }
+        if (redscan_buffer_write(g_ctx, car, 0, P, count * cs) != REDSCAN_OK) fail("write carries");
+    }
+    redscan_status st2 = redscan_scan_with_carries(g_ctx, d, inp, in_off, outp, out_off, n, car);
+    expect_status(st2, want);
+    if (redscan_synchronize(g_ctx) != REDSCAN_OK) fail("synchronize after the scan parts");
+    if (redscan_buffer_read(g_ctx, out, 0, got, inplace ? in_bytes : out_bytes) != REDSCAN_OK) fail("read out");
+    if (st2 == REDSCAN_OK && st == REDSCAN_OK) {
+        unsigned char *want_bits = (unsigned char *)malloc(n * os);
+        if (!want_bits) abort();
+        ref_scan_emulate_grid(REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, d->op, d->dtype, T, d->exclusive, d->init, x,
+                              want_bits, n);
+        for (size_t i = 0; i < n; i++)
+            if (!ref_result_equal(d->op, T, ref_load(T, got + out_off * os, i), ref_load(T, want_bits, i)))
+                fail("scan parts: index %zu of %zu (in_off %zu, out_off %zu): got 0x%016" PRIx64 ", AUTO order gives "
+                     "0x%016" PRIx64,
+                     i, n, in_off, out_off, ref_load(T, got + out_off * os, i).u64, ref_load(T, want_bits, i).u64);
+        free(want_bits);
+        if (inplace ? memcmp(got, src, in_off * es) != 0 || memcmp(got + (in_off + n) * es, src + (in_off + n) * es, 16)
+                    : !untouched(got, out_off * os) || !untouched(got + (out_off + n) * os, 16))
+            fail("scan parts wrote outside out[out_offset .. out_offset + n)");
+    } else if (inplace ? memcmp(got, src, in_bytes) != 0 : !untouched(got, out_bytes)) {
+        fail("a refused scan_with_carries wrote its output");
+    }
+    redscan_buffer_destroy(g_ctx, in);
+    if (!inplace) redscan_buffer_destroy(g_ctx, out);
+    redscan_buffer_destroy(g_ctx, tot);
+    redscan_buffer_destroy(g_ctx, car);
+    free(src);
+    free(got);
+    free(S);
+    free(P);
+}
+
 /* ---------------------------------------------------------------- the target */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     input in = {data, size};
-    const int fn = byte_at(&in, 0) % 8;
+    const int fn = byte_at(&in, 0) % 9;
     const int op = enum_from(byte_at(&in, 1), REDSCAN_SUM, 4);
     const int dt = enum_from(byte_at(&in, 2), REDSCAN_INT32, 12);
     const uint8_t fa = byte_at(&in, 3), fb = byte_at(&in, 4), fc = byte_at(&in, 5);
@@ -327,7 +423,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                           * ones any other (int8 -> uint32, float16 -> int32, int8 -> int16, bfloat16 -> float16, ...) */
         out_dtype = !valid_dtype(dt) ? 3 : dt <= REDSCAN_FLOAT64 ? (odalt ? 7 + dt % 6 : 1 + dt % 6) : 1 + (dt * 5 + odalt) % 12;
     if (odsel == 2 && out_dtype == 0) out_dtype = dt; /* no widening for this type */
-    const int ex_fn = fn == 1 || fn == 3;
+    const int ex_fn = fn == 1 || fn == 3 || fn == 8;
     redscan_dtype T = (redscan_dtype)dt; /* output type */
     int od_ok = 1;
     if (ex_fn && out_dtype != 0 && out_dtype != dt) {
@@ -430,6 +526,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    : !untouched(out, outbytes))
                 fail("a failed (or n = 0) scan wrote its output");
         }
+        break;
+    }
+    case 8: { /* the scan parts */
+        const redscan_scan_desc d = {(redscan_op)op,  (redscan_dtype)dt,        (redscan_dtype)out_dtype,
+                                     exclusive,       use_init ? init.b : NULL, (redscan_block_scan)block,
+                                     (redscan_grid_scan)grid, flags};
+        const int bad_desc = invalid || !valid_op(op) || (exclusive != 0 && exclusive != 1) || !od_ok ||
+                             block > REDSCAN_BLOCK_COARSENED || flags != 0;
+        const int other_algo = (block != REDSCAN_BLOCK_AUTO && block != REDSCAN_BLOCK_COARSENED) ||
+                               grid != REDSCAN_GRID_AUTO;
+        const int ip = inplace && T == (redscan_dtype)dt;
+        /* api/src/scan_parts.c checks the descriptor, then n, then the buffers; the device kind last (fp64) */
+        const int fp64 = valid_dtype(dt) && fp64_unsupported((redscan_dtype)dt, T);
+        const unsigned want_tot = bad_desc ? M(REDSCAN_ERR_INVALID_ARGUMENT)
+                                  : other_algo ? M(REDSCAN_ERR_UNSUPPORTED)
+                                  : n == 0 || (nullsel & 1) ? M(REDSCAN_ERR_INVALID_ARGUMENT)
+                                  : fp64 ? M(REDSCAN_ERR_UNSUPPORTED)
+                                         : M(REDSCAN_OK);
+        const unsigned want = (want_tot == M(REDSCAN_OK) || want_tot == M(REDSCAN_ERR_UNSUPPORTED)) && !bad_desc &&
+                                      !other_algo && (nullsel & 2)
+                                  ? M(REDSCAN_ERR_INVALID_ARGUMENT)
+                                  : want_tot;
+        check_parts(&d, valid_dtype(dt), T, x, n, k % 37, (k / 37) % 11, ip, nullsel & 1, (nullsel & 2) != 0,
+                    want_tot, want);
         break;
     }
     case 4: { /* mean */

@@ -16,7 +16,8 @@
  *   max (every algorithm, both sizes); scans float16 inclusive sum into float16, bfloat16 exclusive max, int8
  *   inclusive sum, uint16 -> uint32 exclusive sum (every block x grid, at one size with several sections);
  *   argmin / argmax / top-k of float16 at the larger size;
- *   segments (family "segmented", function segmented() below).
+ *   segments (family "segmented", function segmented() below);
+ *   the scan parts (family "scan"): int32 sum, float16 -> float16 sum, bfloat16 -> float32 max at odd offsets.
  * Run it once more with REDSCAN_OPENCL_SHAPE=gpu on a CPU device to reach the GPU-shaped kernels (AUTO there uses
  * the CPU-shaped ones). Algorithms the device cannot run (REDSCAN_ERR_UNSUPPORTED) are listed, not failed.
  *
@@ -190,6 +191,56 @@ static void scans(void)
                 scan_case((redscan_block_scan)b, (redscan_grid_scan)g, g_narrow[t].op, g_narrow[t].dt, g_narrow[t].out,
                           g_narrow[t].exclusive, 2500);
         }
+}
+
+/* The scan parts (redscan_scan_section_totals / _with_carries) at odd element offsets, in buffers that end exactly at
+ * in_off + n / out_off + n (an access past the range is out of bounds for Oclgrind): totals -> the single_pass chain
+ * on the host -> with_carries, against the AUTO scan's documented order of the range. */
+static void scan_parts_case(redscan_op op, redscan_dtype dt, redscan_dtype out, int exclusive, size_t n, size_t in_off,
+                            size_t out_off)
+{
+    if (!h_case("scan parts %s %s->%s %s n=%zu in_offset=%zu out_offset=%zu", ref_op_str(op), ref_dtype_str(dt),
+                ref_dtype_str(out), exclusive ? "exclusive" : "inclusive", n, in_off, out_off))
+        return;
+    const redscan_dtype C = ref_is_narrow_float(out) ? REDSCAN_FLOAT32 : out; /* the carries' type (no narrow ints here) */
+    const size_t is = ref_size(dt), os = ref_size(out), cs = ref_size(C), count = (n + 2047) / 2048;
+    unsigned char *x = make_input(dt, op, n, h_seed(9, (uint64_t)op, (uint64_t)dt, (uint64_t)out, n, in_off));
+    unsigned char *src = h_malloc((in_off + n) * is), *got = h_malloc(n * os), *want = h_malloc(n * os);
+    unsigned char *S = h_malloc(count * cs), *P = h_malloc(count * cs);
+    memset(src, 0x3c, in_off * is);
+    memcpy(src + in_off * is, x, n * is);
+    ref_val init = ref_identity(op, out);
+    if (op == REDSCAN_SUM) init = ref_convert(dt, out, ref_load(dt, x, 0));
+    ref_scan_emulate_grid(REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, op, dt, out, exclusive, &init, x, want, n);
+    redscan_buffer *in = h_buffer_with(src, (in_off + n) * is, (in_off + n) * is, 0, ref_zero());
+    redscan_buffer *o = h_buffer((out_off + n) * os), *tb = h_buffer(count * cs), *cb = h_buffer(count * cs);
+    const redscan_scan_desc d = {op, dt, out, exclusive, &init, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+    if (in && o && tb && cb &&
+        CHECK_OK(redscan_scan_section_totals(h_ctx, &d, in, in_off, n, tb), "redscan_scan_section_totals") &&
+        CHECK_OK(redscan_buffer_read(h_ctx, tb, 0, S, count * cs), "read totals")) {
+        ref_val A = C == out ? init : ref_convert(out, C, init), W = ref_zero();
+        for (size_t j = 0; j < count; j++) { /* the single_pass chain (docs/ALGORITHMS.md, "Grid level") */
+            const ref_val sj = ref_load(C, S, j);
+            if (j % 32 == 0 && j > 0) A = ref_combine(op, C, A, W);
+            ref_store(C, P, j, j % 32 ? ref_combine(op, C, A, W) : A);
+            W = j % 32 ? ref_combine(op, C, W, sj) : sj;
+        }
+        if (CHECK_OK(redscan_buffer_write(h_ctx, cb, 0, P, count * cs), "write carries") &&
+            CHECK_OK(redscan_scan_with_carries(h_ctx, &d, in, in_off, o, out_off, n, cb), "redscan_scan_with_carries") &&
+            CHECK_OK(redscan_synchronize(h_ctx), "synchronize") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, o, out_off * os, got, n * os), "read"))
+            CHECK_ARRAY(op, out, got, want, n, "scan parts against the AUTO order of the range");
+    }
+    if (in) redscan_buffer_destroy(h_ctx, in);
+    if (o) redscan_buffer_destroy(h_ctx, o);
+    if (tb) redscan_buffer_destroy(h_ctx, tb);
+    if (cb) redscan_buffer_destroy(h_ctx, cb);
+    free(x);
+    free(src);
+    free(got);
+    free(want);
+    free(S);
+    free(P);
 }
 
 static void selections(void)
@@ -446,6 +497,11 @@ int main(int argc, char **argv)
     if (wanted("reduce")) reductions();
     const double t1 = h_now();
     if (wanted("scan") || wanted("single_pass")) scans();
+    if (wanted("scan")) { /* the scan parts: two sections (the second with a tail), odd offsets */
+        scan_parts_case(REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, 0, 2500, 3, 5);
+        scan_parts_case(REDSCAN_SUM, REDSCAN_FLOAT16, REDSCAN_FLOAT16, 1, 2500, 1, 7);
+        scan_parts_case(REDSCAN_MAX, REDSCAN_BFLOAT16, REDSCAN_FLOAT32, 1, 2500, 5, 3);
+    }
     const double t2 = h_now();
     if (wanted("select")) selections();
     const double t3 = h_now();
