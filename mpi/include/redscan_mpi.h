@@ -29,7 +29,8 @@ extern "C" {
  * coarsened algorithm over the global array; n = 0 in total gives the reduction of nothing. */
 REDSCAN_API redscan_status redscan_mpi_reduce(redscan_ctx *ctx, MPI_Comm comm, const redscan_reduce_desc *desc,
                                               const redscan_buffer *in, size_t n_local, void *result);
-/* desc->block and desc->grid AUTO (others: REDSCAN_ERR_UNSUPPORTED; REDSCAN_SCAN_BLOCK / _GRID are not read): out
+/* desc->block AUTO or COARSENED, desc->grid AUTO (others: REDSCAN_ERR_UNSUPPORTED; REDSCAN_SCAN_BLOCK / _GRID are not
+ * read): out
  * (n_local elements of out_dtype on each rank; in == out allowed without a widening) receives this rank's part of
  * the scan of the global array, the bits of redscan_scan_ex with the AUTO block and grid. */
 REDSCAN_API redscan_status redscan_mpi_scan(redscan_ctx *ctx, MPI_Comm comm, const redscan_scan_desc *desc,

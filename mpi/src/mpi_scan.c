@@ -23,10 +23,10 @@ static redscan_status check_local(rsm_call *c, redscan_ctx *ctx, const redscan_s
 {
     if (!ctx) return rsm_fail(c, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
     if (!desc) return rsm_fail(c, REDSCAN_ERR_INVALID_ARGUMENT, "%s: argument 'desc' is NULL", fn);
-    if (desc->block != REDSCAN_BLOCK_AUTO || desc->grid != REDSCAN_GRID_AUTO)
+    if ((desc->block != REDSCAN_BLOCK_AUTO && desc->block != REDSCAN_BLOCK_COARSENED) || desc->grid != REDSCAN_GRID_AUTO)
         return rsm_fail(c, REDSCAN_ERR_UNSUPPORTED,
                         "%s: desc->block = %s and desc->grid = %s; the distributed scan runs the AUTO scan only "
-                        "(coarsened block, single_pass's order: pass AUTO for both)",
+                        "(coarsened block, single_pass's order: block AUTO or COARSENED, grid AUTO)",
                         fn, redscan_block_scan_name(desc->block), redscan_grid_scan_name(desc->grid));
     /* the public API's rules for everything else: a scan of n = 0 checks and does nothing */
     redscan_status st = redscan_scan_ex(ctx, desc, in, out, 0);
