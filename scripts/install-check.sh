@@ -5,6 +5,7 @@
 #      `cc $(pkg-config --cflags --libs redscan)`, and run (exit 0 only when its results are right).
 #   2. The same with a static libredscan (BUILD_SHARED_LIBS=OFF, OpenCL only, in build-static/):
 #      find_package, and `pkg-config --static`.
+#   1b. Where BUILD has libredscan_mpi: its installed header and CMake target, used by a small consumer on one rank.
 #   3. `cpack -G DEB` in BUILD; the .deb installed with dpkg (when dpkg is here and we are root), the example built
 #      against /usr with pkg-config and run, the package removed again, and nothing of it left behind.
 # Runs the example on REDSCAN_BACKEND (default opencl: PoCL on a machine without a GPU). Exits non-zero on any failure.
@@ -56,6 +57,53 @@ if cmake --install "$build" --prefix "$tmp/shared" >"$tmp/install.log" 2>&1; the
   "$tmp/shared/bin/redscan" info >/dev/null 2>&1 || fail "the installed redscan tool does not run"
 else
   cat "$tmp/install.log"; fail "cmake --install $build"
+fi
+
+# libredscan_mpi, where the build found an MPI: its header and library are installed, and a consumer finds
+# redscan::redscan_mpi through find_package and runs it on one rank (a singleton MPI process).
+if [[ -e $build/mpi/CMakeFiles ]]; then
+  step "libredscan_mpi: the installed header, library and redscan::redscan_mpi"
+  [[ -e $tmp/shared/include/redscan_mpi.h ]] || fail "shared install: include/redscan_mpi.h is missing"
+  [[ -e $tmp/shared/lib/cmake/redscan/redscanMpiTargets.cmake ]] || fail "shared install: redscanMpiTargets.cmake is missing"
+  mkdir -p "$tmp/mpi-consumer"
+  cat >"$tmp/mpi-consumer/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(mpi_consumer C)
+find_package(redscan CONFIG REQUIRED)
+add_executable(consumer consumer.c)
+target_link_libraries(consumer PRIVATE redscan::redscan_mpi)
+CMAKE
+  cat >"$tmp/mpi-consumer/consumer.c" <<'CSRC'
+#include <stdio.h>
+#include "redscan_mpi.h"
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    redscan_ctx *ctx = NULL;
+    int ok = 1;
+    if (redscan_create(&ctx, REDSCAN_BACKEND_AUTO) == REDSCAN_OK) {
+        redscan_buffer *b = NULL;
+        const float x[3] = {1.0f, 2.0f, 4.0f};
+        float r = 0.0f;
+        const redscan_reduce_desc d = {REDSCAN_SUM, REDSCAN_FLOAT32, 0, REDSCAN_REDUCE_AUTO, 0};
+        ok = redscan_buffer_create(ctx, sizeof x, &b) == REDSCAN_OK &&
+             redscan_buffer_write(ctx, b, 0, x, sizeof x) == REDSCAN_OK &&
+             redscan_mpi_reduce(ctx, MPI_COMM_WORLD, &d, b, 3, &r) == REDSCAN_OK && r == 7.0f;
+        redscan_buffer_destroy(ctx, b);
+        redscan_destroy(ctx);
+    }
+    printf("consumer: redscan_mpi_reduce %s (CUDA-aware MPI: %d)\n", ok ? "ok" : "FAILED", redscan_mpi_cuda_aware());
+    MPI_Finalize();
+    return ok ? 0 : 1;
+}
+CSRC
+  if cmake -S "$tmp/mpi-consumer" -B "$tmp/mpi-consumer/build" -DCMAKE_PREFIX_PATH="$tmp/shared" \
+       >"$tmp/mpi-consumer.log" 2>&1 && cmake --build "$tmp/mpi-consumer/build" >>"$tmp/mpi-consumer.log" 2>&1; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LD_LIBRARY_PATH="$tmp/shared/lib" \
+      "$tmp/mpi-consumer/build/consumer" || fail "the libredscan_mpi consumer did not run right"
+  else
+    tail -n 20 "$tmp/mpi-consumer.log"; fail "a consumer of redscan::redscan_mpi does not build through find_package"
+  fi
 fi
 
 step "static libredscan (build-static, BUILD_SHARED_LIBS=OFF, OpenCL only)"

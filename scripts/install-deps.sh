@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the system packages redscan needs to build and test, only those that are missing (Debian/Ubuntu):
 #   cmake (>= 3.20) gcc make libc6-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo pkg-config python3-numpy
+#   openmpi-bin libopenmpi-dev (libredscan_mpi and its tests; docs/DISTRIBUTED.md)
 # Uses sudo only when not root. Runs `apt-get update` only when a package has no install candidate or the
 # first install attempt fails. Set REDSCAN_SKIP_DEPS=1 to skip this step entirely.
 set -euo pipefail
@@ -37,12 +38,14 @@ need_cmd gcc gcc
 need_cmd make make
 need_cmd clinfo clinfo
 need_cmd pkg-config pkg-config
+need_cmd mpirun openmpi-bin # libredscan_mpi's tests: mpirun -np 1..4 (docs/DISTRIBUTED.md)
 if [[ $have_dpkg == 1 ]]; then
   need_pkg libc6-dev
   need_pkg pocl-opencl-icd
   need_pkg ocl-icd-opencl-dev
   need_pkg opencl-headers
   need_pkg python3-numpy # tests/test_cli.py: .npy files written by numpy, and numpy's results as the reference
+  need_pkg libopenmpi-dev # mpi.h and mpicc: libredscan_mpi is built when CMake finds an MPI
 else
   [[ -e /usr/include/CL/cl.h ]] || missing+=(opencl-headers)
 fi

@@ -74,6 +74,9 @@ REDSCAN_API const char *redscan_device_name(const redscan_ctx *ctx);
  * describes the last redscan_create failure of the calling thread. */
 REDSCAN_API const char *redscan_last_error(const redscan_ctx *ctx);
 REDSCAN_API const char *redscan_status_string(redscan_status status);
+/* For layers built on the public API (libredscan_mpi): record `message` as the context's last error, as
+ * redscan_last_error returns it (truncated to the library's limit); ctx NULL: the calling thread's slot. */
+REDSCAN_API void redscan_set_last_error(redscan_ctx *ctx, const char *message);
 /* Size in bytes of one element of dtype, 0 for an unknown dtype. */
 REDSCAN_API size_t redscan_dtype_size(redscan_dtype dtype);
 REDSCAN_API const char *redscan_dtype_name(redscan_dtype dtype);
@@ -110,6 +113,10 @@ REDSCAN_API redscan_status redscan_buffer_read(redscan_ctx *ctx, const redscan_b
                                    size_t bytes);
 REDSCAN_API void redscan_buffer_destroy(redscan_ctx *ctx, redscan_buffer *buf);
 REDSCAN_API size_t redscan_buffer_size(const redscan_buffer *buf);
+/* The device memory behind a buffer (NULL for NULL): the CUDA device pointer (CUDA backend) or the cl_mem (OpenCL
+ * backend, as void *). Owned by redscan unless the buffer wraps the caller's memory. For layers that hand device
+ * memory to other libraries (libredscan_mpi gives it to a CUDA-aware MPI). */
+REDSCAN_API void *redscan_buffer_native(const redscan_buffer *buf);
 /* Wrap device memory the caller already owns, without copying: a CUDA device pointer (CUDA backend) or a
  * cl_mem of the context's OpenCL context (OpenCL backend; pass the cl_mem as void *). The memory must hold at
  * least `bytes`; redscan_buffer_destroy releases only the wrapper. Wrong backend -> REDSCAN_ERR_INVALID_ARGUMENT. */

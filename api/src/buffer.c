@@ -130,3 +130,8 @@ size_t redscan_buffer_size(const redscan_buffer *buf)
 {
     return buf ? buf->bytes : 0;
 }
+
+void *redscan_buffer_native(const redscan_buffer *buf)
+{
+    return buf ? buf->handle : NULL;
+}

@@ -26,6 +26,11 @@ void rs_clear_error(redscan_ctx *ctx)
         rs_thread_error[0] = '\0';
 }
 
+void redscan_set_last_error(redscan_ctx *ctx, const char *message)
+{
+    (void)rs_set_error(ctx, REDSCAN_OK, "%s", message ? message : "");
+}
+
 const char *redscan_last_error(const redscan_ctx *ctx)
 {
     return ctx ? ctx->last_error : rs_thread_error;
