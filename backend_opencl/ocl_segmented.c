@@ -264,7 +264,7 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
 /* The runs' offsets (UINT64, n + 1 entries) of n keys (kkind), built on the device by byk_count, byk_prefix,
  * byk_scatter from `program` (a segmented_scan program: the kernels do not depend on its types): cnt and pre hold
  * ceil(n / 2048) uint64 each, *runs receives the run count R; pad: byk_pad makes offsets[R+1 .. n] = n (n segments,
- * the ones past R empty: the _async forms, which do not know R). */
+ * the ones past R empty: scan by key's _async form, which does not know R; reduce by key's kernels read R instead). */
 static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_uint kkind, cl_mem keys, cl_ulong N,
                                      cl_mem offsets, cl_mem cnt, cl_mem pre, cl_mem runs, int pad)
 {
