@@ -133,17 +133,21 @@ cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, c
                            void *out, int kind, const void *offsets, unsigned long long num_segments,
                            const unsigned *flags, void *tot, void *gsum, void *acar, unsigned long long slots,
                            unsigned grid_slots, unsigned grid_segments, cudaStream_t stream);
-/* Scan by key (segmented_scan.cu): byk_count, byk_prefix, byk_scatter (and byk_pad when pad) make the runs' UINT64
- * offsets (n + 1 entries), the run count into *runs; cnt, pre: ceil(n / 2048) uint64 each. */
+/* Scan by key (segmented_scan.cu): byk_count, byk_prefix, byk_scatter (and byk_pad when pad: scan by key's _async
+ * form) make the runs' UINT64 offsets (n + 1 entries), the run count into *runs; cnt, pre: ceil(n / 2048) uint64
+ * each. */
 cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets, void *cnt, void *pre,
                               void *runs, int pad, unsigned grid_blocks, unsigned grid_pad, cudaStream_t stream);
 /* Reduce by key (segmented_scan.cu): byk_gather, unique_keys[r] = keys[offsets[r]] for r < *runs (read on the
  * device), in the keys' width. */
 cudaError_t rs_cu_byk_gather(int kkind, const void *keys, const void *offsets, const void *runs, void *unique_keys,
                              unsigned grid, cudaStream_t stream);
+/* A level of the segmented reduction (segmented.cu); runs: NULL (num_segments is the count) or the device word of the
+ * real count R <= num_segments (reduce by key's _async form: the kernel stops at R). */
 cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned level, const void *src, int kind,
                              const void *offsets, unsigned long long num_segments, void *part, void *out,
-                             const unsigned *flags, unsigned long long slots, unsigned grid, cudaStream_t stream);
+                             const unsigned *flags, unsigned long long slots, const unsigned long long *runs,
+                             unsigned grid, cudaStream_t stream);
 /* argmin / argmax: level 0 reads the values of dtype (src_i unused), later levels pairs; out_v may be NULL. */
 cudaError_t rs_cu_seg_argext(int dtype, int want_max, unsigned level, const void *src_v,
                              const unsigned long long *src_i, int kind, const void *offsets,

@@ -56,10 +56,11 @@ static redscan_status rs_seg_check(redscan_ctx *ctx, redscan_dtype offsets_dtype
 static unsigned rs_seg_grid(rs_cuda *c, uint64_t slots) { return rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP / 32)); }
 
 /* The levels of a segmented reduction over S segments of the offsets (kind), with part[0..1] the ping-pong partials
- * of the plan; flags: the call's fault word, zeroed. As rs_seg_reduce_levels of ocl_segmented.c. */
+ * of the plan; flags: the call's fault word, zeroed; runs: NULL, or the device word of the real count R <= S (reduce
+ * by key's _async form). As rs_seg_reduce_levels of ocl_segmented.c. */
 static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, const rs_reduce_req *req, const rs_seg_plan *plan,
                                            const void *in, redscan_dtype kind, const void *offsets, uint64_t S,
-                                           void *const *part, const unsigned *flags, void *out)
+                                           void *const *part, const unsigned *flags, void *out, const void *runs)
 {
     rs_cuda *c = rs_cuda_of(ctx);
     for (unsigned level = 0; level < plan->levels; level++) {
@@ -67,8 +68,8 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, const rs_reduce_req
         RS_CUDA_TRY(rs_seg_launched(ctx,
                                     rs_cu_seg_reduce((int)req->dtype, (int)req->out_dtype, (int)req->op, level, src,
                                                      (int)kind, offsets, S, part[level % 2], out, flags,
-                                                     plan->slots[level], rs_seg_grid(c, plan->slots[level]),
-                                                     c->stream),
+                                                     plan->slots[level], (const unsigned long long *)runs,
+                                                     rs_seg_grid(c, plan->slots[level]), c->stream),
                                     "seg_reduce"));
     }
     return REDSCAN_OK;
@@ -93,7 +94,8 @@ redscan_status rs_cuda_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *r
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 2, bytes, part));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
     RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
-    RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, offsets_dtype, offsets, num_segments, part, flags, out));
+    RS_CUDA_TRY(
+        rs_seg_reduce_levels(ctx, req, &plan, in, offsets_dtype, offsets, num_segments, part, flags, out, NULL));
     c->seg_pending = 1;
     return REDSCAN_OK;
 }
@@ -224,8 +226,9 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
  * reduction's levels over the offsets, as rs_ocl_reduce_by_key. Scratch: offsets, block counts, prefixes, run count
  * (the blocking form's; the _async form's goes to `runs`) first, then the two partials, so that the first four keep
  * their places when the partials grow. Blocking: R read back (one 8-byte copy), the partials sized for R segments and
- * the offsets made again if that grew the scratch (see rs_cuda_scan_by_key); R keys and aggregates. _async: n
- * segments, padded. */
+ * the offsets made again if that grew the scratch (see rs_cuda_scan_by_key); R keys and aggregates. _async: the grids
+ * and partials sized for n segments (R is not known here), the kernels reading R from `runs` and doing nothing past it
+ * (no padding: only offsets[0 .. R] are read); R keys and aggregates too. */
 redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
                                      void *in, size_t n, void *unique_keys, void *aggregates, void *runs,
                                      uint64_t *runs_host)
@@ -248,13 +251,12 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
     size_t bytes[6] = {((size_t)n + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8, t0, t0};
     void *part[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
     unsigned *flags = NULL;
-    const unsigned grid_blocks = rs_cuda_grid_for(c, nb),
-                   grid_pad = rs_cuda_grid_for(c, rs_div_up((uint64_t)n + 1, RS_GROUP));
+    const unsigned grid_blocks = rs_cuda_grid_for(c, nb), grid_pad = 0; /* no byk_pad */
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 6, bytes, part));
     void *count = wait_ok ? part[3] : runs;
     RS_CUDA_TRY(rs_seg_launched(ctx,
-                                rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], count,
-                                                  !wait_ok, grid_blocks, grid_pad, c->stream),
+                                rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], count, 0,
+                                                  grid_blocks, grid_pad, c->stream),
                                 "byk_offsets"));
     uint64_t S = n;
     if (wait_ok) {
@@ -277,7 +279,8 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
                                                  rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), c->stream),
                                 "byk_gather"));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags)); /* no seg_check; the kernels read the word */
-    RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, REDSCAN_UINT64, part[0], S, part + 4, flags, aggregates));
+    RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, REDSCAN_UINT64, part[0], S, part + 4, flags, aggregates,
+                                     wait_ok ? NULL : runs));
     if (wait_ok) *runs_host = S;
     return REDSCAN_OK;
 }

@@ -81,10 +81,13 @@ static size_t rs_seg_groups(redscan_ctx *ctx, uint64_t slots)
 }
 
 /* The levels of a segmented reduction (seg_reduce_in, then seg_reduce_t or _in) over S segments of the offsets
- * (kind), with part[0..1] the ping-pong partials of the plan; flags: the call's fault word, zeroed. */
+ * (kind), with part[0..1] the ping-pong partials of the plan; flags: the call's fault word, zeroed. runs: NULL (S is
+ * the count), or a buffer whose first uint64 is the real count R <= S, read by the kernels (reduce by key's _async
+ * form: S and the plan are the host's bounds for n segments, the kernels stop at R; kernels_cl/segmented.cl,
+ * rs_seg_live). */
 static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program, const rs_reduce_req *req,
                                            const rs_seg_plan *plan, cl_mem in, cl_mem offsets, cl_uint kind,
-                                           cl_ulong S, const cl_mem *part, cl_mem flags, cl_mem out)
+                                           cl_ulong S, const cl_mem *part, cl_mem flags, cl_mem out, cl_mem runs)
 {
     const char *name_in = "seg_reduce_in";
     const char *name_t = rs_ocl_has_t_kernels(req->dtype, req->out_dtype) ? "seg_reduce_t" : name_in;
@@ -97,10 +100,11 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program,
         const cl_ulong slots = plan->slots[level];
         cl_kernel k = level == 0 ? k_in : k_t;
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof lv,
-                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof slots};
-        const void *values[] = {&src, &offsets, &kind, &S, &lv, &dst, &out, &flags, &slots};
+                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof slots, sizeof(cl_mem)};
+        /* a NULL cl_mem gives the kernel a NULL pointer (clSetKernelArg) */
+        const void *values[] = {&src, &offsets, &kind, &S, &lv, &dst, &out, &flags, &slots, &runs};
         const char *name = level == 0 ? name_in : name_t;
-        st = rs_set_args(ctx, k, name, 9, sizes, values);
+        st = rs_set_args(ctx, k, name, 10, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_seg_groups(ctx, slots), name);
     }
     if (k_in) clReleaseKernel(k_in);
@@ -126,7 +130,7 @@ redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *re
     if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
     if (st == REDSCAN_OK)
         st = rs_seg_reduce_levels(ctx, program, req, &plan, (cl_mem)in, (cl_mem)offsets, kind, S, part, flags,
-                                  (cl_mem)out);
+                                  (cl_mem)out, NULL);
     if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
     for (int i = 0; i < 2; i++)
         if (part[i]) clReleaseMemObject(part[i]);
@@ -260,7 +264,7 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
 /* The runs' offsets (UINT64, n + 1 entries) of n keys (kkind), built on the device by byk_count, byk_prefix,
  * byk_scatter from `program` (a segmented_scan program: the kernels do not depend on its types): cnt and pre hold
  * ceil(n / 2048) uint64 each, *runs receives the run count R; pad: byk_pad makes offsets[R+1 .. n] = n (n segments,
- * the ones past R empty: the _async forms, which do not know R). */
+ * the ones past R empty: scan by key's _async form, which does not know R; reduce by key's kernels read R instead). */
 static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_uint kkind, cl_mem keys, cl_ulong N,
                                      cl_mem offsets, cl_mem cnt, cl_mem pre, cl_mem runs, int pad)
 {
@@ -350,7 +354,9 @@ redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, reds
  * only keys and counts: one program serves every call), then the segmented reduction's levels over the offsets (the
  * call's segmented program). Scratch slots: 0-1 the partials, 2 the offsets, 3-4 the block counts and prefixes, 5 the
  * run count of the blocking form (the _async form's goes to `runs`). Blocking: R read back, the partials sized for R
- * segments (slots 2..5 keep their size and data), R keys and aggregates. _async: n segments, padded. */
+ * segments (slots 2..5 keep their size and data), R keys and aggregates. _async: the grids and partials sized for n
+ * segments (R is not known here), the kernels reading R from `runs` and doing nothing past it (no padding of the
+ * offsets: only offsets[0 .. R] are read); R keys and aggregates too. */
 redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
                                     void *in, size_t n, void *unique_keys, void *aggregates, void *runs,
                                     uint64_t *runs_host)
@@ -372,7 +378,7 @@ redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, 
     redscan_status st = rs_ocl_scratch_split(ctx, wait_ok ? 6 : 5, bytes, part);
     const cl_mem count = wait_ok ? part[5] : (cl_mem)runs;
     if (st == REDSCAN_OK)
-        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[2], part[3], part[4], count, !wait_ok);
+        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[2], part[3], part[4], count, 0);
     cl_ulong S = N;
     if (st == REDSCAN_OK && wait_ok) {
         st = rs_byk_read_runs(ctx, count, &S, "clEnqueueReadBuffer (reduce by key: run count)");
@@ -397,7 +403,7 @@ redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, 
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky); /* no seg_check; the kernels read the word */
     if (st == REDSCAN_OK)
         st = rs_seg_reduce_levels(ctx, p_reduce, req, &plan, (cl_mem)in, part[2], kind, S, part, flags,
-                                  (cl_mem)aggregates);
+                                  (cl_mem)aggregates, wait_ok ? NULL : count);
     if (st == REDSCAN_OK && wait_ok) *runs_host = S;
     for (int i = 0; i < 6; i++)
         if (part[i]) clReleaseMemObject(part[i]);

@@ -32,7 +32,7 @@
 // the copy row copies that many. x_cub = CUB's time / ours; x_flat = ours / redscan_segmented_reduce_async over the
 // same runs given as offsets (what reduce by key adds to finding the runs). Checks: run counts and unique keys equal
 // CUB's and the host's; int32 sums exactly; float32 sums within 1e-5 * sum|x| of the run of CUB's and the host's;
-// the _async form's aggregates past the run count hold +0 (the reduction of nothing).
+// the _async form's aggregates past the run count keep the 0xa5 fill (nothing is written past R).
 // Status of this part when written (rbk branch): compiled with nvcc 13.0 (CUB of CCCL 3.0), -O3 -std=c++17
 // -arch=sm_90 -Wall -Wextra, no warnings; not yet run on a GPU.
 //
@@ -460,8 +460,8 @@ static void run_rbk(Run &R, const Dist &D)
                     if (!(std::max(d1, std::max(d2, d3)) <= FLOAT_TOL * abs)) fail(s);
                 }
             }
-            for (size_t i = S; i < n; i++) // the _async form's padded segments: +0
-                if (ho[i] != 0) fail(i);
+            for (size_t i = S; i < n; i++) // past the runs: untouched since the 0xa5 fill before the _async calls
+                if (ho[i] != 0xa5a5a5a5u) fail(i);
         }
         if (wrong) {
             std::printf("  %s %s: %zu of %zu runs differ, first %zu\n", dn.c_str(), tn, wrong, S, first);

@@ -28,7 +28,9 @@
  *                                                                since the last report, sticky[1]: their smallest
  *                                                                faulty index (saturated). Two buffers on OpenCL:
  *                                                                each host write covers a whole buffer (Oclgrind)
- *   seg_reduce_in / _t(src, offsets, kind, S, level, part, out, flags, slots)
+ *   seg_reduce_in / _t(src, offsets, kind, S, level, part, out, flags, slots, runs)   runs: NULL, or the device
+ *                                                                word holding the real segment count R <= S
+ *                                                                (reduce by key; rs_seg_live)
  *   seg_argext_in(src, offsets, kind, S, part_v, part_i, out_v, has_v, out_i, flags, slots)   (RS_SEG_ARGEXT)
  *   seg_argext_pairs(src_v, src_i, offsets, kind, S, level, part_v, part_i, out_v, has_v, out_i, flags, slots) */
 #define RS_SEG_TILE 4096 /* RS_COARSE_TILE of reduce_coarsened.cl */
@@ -78,6 +80,21 @@ kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, g
         atomic_or(&sticky[0], bad);
         atomic_min(&sticky[1], s < 0xffffffffu ? (uint)s : 0xffffffffu);
     }
+}
+
+/* The live bounds of a launch sized without knowing the segment count (reduce by key's _async form): *S and *slots
+ * arrive as the host's bounds (n segments and the slots of n); runs, when not NULL, holds the real count R <= *S (the
+ * run count byk_prefix wrote, with offsets[R] = n), and the bounds shrink to R segments and K_level(R) =
+ * P_{level+1}(R) slots, the first slot no segment below R owns. One load of R and one of offsets[R]: the padded
+ * slots then cost nothing, and the binary search covers [0, R] only. NULL: the host's count is the real one. */
+inline void rs_seg_live(global const void *offsets, uint kind, uint level, global const ulong *runs, ulong *S,
+                        ulong *slots)
+{
+    if (!runs) return;
+    const ulong R = *runs < *S ? *runs : *S;
+    const ulong k = rs_seg_start(R, rs_seg_off(offsets, kind, R), level + 1);
+    *S = R;
+    if (k < *slots) *slots = k;
 }
 
 /* What slot j of level `level` does: its segment *seg, chunk start *base (into the level's values) and element count
@@ -169,13 +186,16 @@ inline int rs_seg_slot(global const void *offsets, uint kind, ulong S, uint leve
     }
 
 /* CVT: RS_CVT_IN or RS_CVT_T (the name is passed, not X pasted: X is expanded on its way into the loop) */
+/* runs: NULL (S is the segment count) or the device word holding it (reduce by key; S, slots the host's bounds) */
 #define RS_SEG_REDUCE_KERNEL(NAME, X, CVT)                                                                     \
     kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void NAME(                                    \
-        global const X *src, global const void *offsets, uint kind, ulong S, uint level, global T *part,       \
-        global OUT_T *out, global const uint *flags, ulong slots)                                              \
+        global const X *src, global const void *offsets, uint kind, ulong S_bound, uint level, global T *part, \
+        global OUT_T *out, global const uint *flags, ulong slots_bound, global const ulong *runs)              \
     {                                                                                                          \
         local T l[RS_GROUP];                                                                                   \
-        RS_SEG_LOOP(level, RS_SEG_REDUCE_BODY(CVT))                                                              \
+        ulong S = S_bound, slots = slots_bound;                                                                \
+        rs_seg_live(offsets, kind, level, runs, &S, &slots); /* first: the padded slots end here */            \
+        RS_SEG_LOOP(level, RS_SEG_REDUCE_BODY(CVT))                                                            \
     }
 
 RS_SEG_REDUCE_KERNEL(seg_reduce_in, IN_T, RS_CVT_IN)

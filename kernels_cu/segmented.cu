@@ -63,6 +63,20 @@ __global__ void seg_check(const void *offsets, int kind, rs_u64 S, rs_u64 n, uns
     }
 }
 
+/* rs_seg_live of segmented.cl: with runs (reduce by key's _async form, the launch sized for the host's bounds S and
+ * slots), the real count R = *runs <= S and K_level(R) = P_{level+1}(R), the first slot no segment below R owns, bound
+ * the work: one load of R and one of offsets[R], then the padded slots cost nothing and the binary search covers
+ * [0, R]. runs NULL: the host's S is the count. */
+__device__ __forceinline__ void rs_seg_live(const void *offsets, int kind, unsigned level, const rs_u64 *runs,
+                                            rs_u64 *S, rs_u64 *slots)
+{
+    if (!runs) return;
+    const rs_u64 R = *runs < *S ? *runs : *S;
+    const rs_u64 k = rs_seg_start(R, rs_seg_off(offsets, kind, R), level + 1);
+    *S = R;
+    if (k < *slots) *slots = k;
+}
+
 /* rs_seg_slot of segmented.cl: 0 nothing, 1 a partial into slot j, 2 the segment's result, 3 an empty segment. */
 __device__ __forceinline__ int rs_seg_slot(const void *offsets, int kind, rs_u64 S, unsigned level, rs_u64 j,
                                            rs_u64 *seg, rs_u64 *base, rs_u64 *cnt)
@@ -109,8 +123,9 @@ template <typename T, class Op> __device__ __forceinline__ T rs_seg_empty_for(co
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
     seg_reduce(Src src, const void *offsets, int kind, rs_u64 S, unsigned level, T *part, Dst out,
-               const unsigned *flags, rs_u64 slots)
+               const unsigned *flags, rs_u64 slots, const rs_u64 *runs)
 {
+    rs_seg_live(offsets, kind, level, runs, &S, &slots); /* first: the padded slots end here */
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
     const unsigned lane = threadIdx.x % RS_SEG_LANES;
     const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS;
@@ -160,9 +175,10 @@ extern "C" cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned l
 
 extern "C" cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned level, const void *src,
                                         int kind, const void *offsets, unsigned long long num_segments, void *part,
-                                        void *out, const unsigned *flags, unsigned long long slots, unsigned grid,
-                                        cudaStream_t stream)
+                                        void *out, const unsigned *flags, unsigned long long slots,
+                                        const unsigned long long *runs, unsigned grid, cudaStream_t stream)
 {
+    const rs_u64 *live = (const rs_u64 *)runs;
     return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
         typedef typename decltype(xt)::type X;
         typedef typename decltype(tt)::type T;
@@ -173,10 +189,10 @@ extern "C" cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, uns
             typedef typename rs_scan_src<X>::type Src;
             seg_reduce<Src, Dst, T, Op><<<grid, RS_GROUP, 0, stream>>>(rs_scan_src<X>::make(src, in_dtype), offsets,
                                                                        kind, num_segments, level, (T *)part, dst,
-                                                                       flags, slots);
+                                                                       flags, slots, live);
         } else {
             seg_reduce<const T *, Dst, T, Op><<<grid, RS_GROUP, 0, stream>>>(
-                (const T *)src, offsets, kind, num_segments, level, (T *)part, dst, flags, slots);
+                (const T *)src, offsets, kind, num_segments, level, (T *)part, dst, flags, slots, live);
         }
         return rs_launched();
     });

@@ -374,9 +374,8 @@ REDSCAN_API redscan_status redscan_reduce_by_key(redscan_ctx *ctx, const redscan
                                                  const redscan_buffer *in, size_t n, redscan_buffer *unique_keys,
                                                  redscan_buffer *aggregates, size_t *num_runs);
 /* The stream-ordered form (docs/ASYNC.md): num_runs is a device buffer of one uint64 receiving R. The run count stays
- * on the device, so the reduction runs over n segments, the ones past R empty: aggregates[R .. n) receive the
- * reduction of nothing (sum 0, prod 1, min / max the type's largest / smallest value or +inf / -inf); unique_keys past
- * R are not written. n = 0: num_runs receives 0, nothing else is written. */
+ * on the device (the kernels read it there); the outputs are the blocking form's: unique_keys and aggregates past R
+ * are not written. n = 0: num_runs receives 0, nothing else is written. */
 REDSCAN_API redscan_status redscan_reduce_by_key_async(redscan_ctx *ctx, const redscan_reduce_desc *desc,
                                                        redscan_dtype key_dtype, const redscan_buffer *keys,
                                                        const redscan_buffer *in, size_t n,
