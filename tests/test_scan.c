@@ -25,13 +25,14 @@
  * The narrow types (int8, uint8, int16, uint16, float16, bfloat16) are 18 more entries of the table (each in its own
  * width and widened to 32 and to 64 bits), with the same expectations (the references compute as documented: float16 /
  * bfloat16 in float32, every prefix rounded once when stored) on rotations of their own, so that the wide types'
- * subsets stay what they were. Below level 2 narrow entry i runs with op j the one block (i + j) % 5 (narrow_block;
- * with all its grids) everywhere, so that each (entry, op) builds only that block's programs (cold PoCL builds are CI's
- * cost) and every block still meets every narrow type and op: every small size x op x entry with a rotating quarter
- * of that block's 8 combos, one combo per medium size x op x entry, one entry per block at the hierarchy-level sizes,
- * 12 entries at the large sizes, one (entry, op) per single-pass fallback mode x block x size, exclusive first elements
- * with every grid (level 2: every block, more of each); closed forms in narrow_closed_forms (ties to even, subnormals,
- * float16's overflow, wrap-around), with the sum's block.
+ * subsets stay what they were. Below level 2 narrow entry i runs with op j the one block (i + j) % 5 and the one grid
+ * (i + j) % 4 (narrow_block, narrow_grid) everywhere, so that each (entry, op) builds one program (cold PoCL builds
+ * are CI's cost) and every (block, grid) pair still meets the narrow types, every narrow type every block and grid:
+ * every small size x op x entry with a rotating half of that block's 8 combos, one combo per medium size x op x entry,
+ * one entry per block at the hierarchy-level sizes, 12 entries at the large sizes, one (entry, op) per single-pass
+ * fallback mode x block x size (those whose grid is single_pass), exclusive first elements (level 2: every block and
+ * grid, more of each); closed forms in narrow_closed_forms (ties to even, subnormals, float16's overflow,
+ * wrap-around), with the sum's block and grid.
  *
  * REDSCAN_GRID_SINGLE_PASS joins the grids under test everywhere (SINGLE_PASS_IMPLEMENTED 1; with 0 it would
  * have to return REDSCAN_ERR_UNSUPPORTED). Its order is fixed (never timing-dependent), so floats are checked
@@ -89,20 +90,34 @@ static const redscan_grid_scan GRIDS[] = {REDSCAN_GRID_HIERARCHICAL, REDSCAN_GRI
 #define NGRIDS 3u
 #endif
 
-/* The block a narrow entry ti runs with op oi below level 2: BLOCKS[(entry + op) % 5], so that over the table every
- * block meets every narrow type and op. The OpenCL backend builds one program per (block, grid kind, dtype,
- * out_dtype, op), seconds each cold on PoCL; the 18 narrow entries x 4 ops with every block cost the cold CI many
- * minutes, one block each (with all its grids) a few programs per (entry, op). Every narrow part of this file keeps
- * to that block below level 2 (and shards by op, as the sweeps do), so that its programs are built once. */
+/* The block and the grid a narrow entry ti runs with op oi below level 2: with s = entry + op, BLOCKS[s % 5] and
+ * GRIDS[s % 4], so that over the table every (block, grid) pair meets the narrow types, and every narrow type every
+ * block and every grid. The OpenCL backend builds one program per (block, grid kind, dtype, out_dtype, op) (the
+ * hierarchical / reduce_then_scan kernels, the single-pass kernel, coarsened's CPU shape), and PoCL compiles each
+ * of its kernels, seconds each cold; the 18 narrow entries x 4 ops with every block and grid cost the cold CI many
+ * minutes, one block with all its grids still about 2.4 programs per (entry, op). Every narrow part of this file keeps
+ * to that one (block, grid) below level 2 (and shards by op, as the sweeps do): one program per (entry, op), built
+ * once. */
 static unsigned narrow_block(unsigned ti, unsigned oi)
 {
     return (ti - NWIDE + oi) % NBLOCKS;
+}
+
+static unsigned narrow_grid(unsigned ti, unsigned oi)
+{
+    return (ti - NWIDE + oi) % NGRIDS;
 }
 
 /* Whether narrow entry ti runs block bi with op oi (level 2: every block; wide entries: always). */
 static int narrow_runs(unsigned ti, unsigned oi, unsigned bi)
 {
     return ti < NWIDE || h_level() >= 2 || narrow_block(ti, oi) == bi;
+}
+
+/* Whether narrow entry ti runs grid gi with op oi (as narrow_runs). */
+static int narrow_grid_runs(unsigned ti, unsigned oi, unsigned gi)
+{
+    return ti < NWIDE || h_level() >= 2 || narrow_grid(ti, oi) == gi;
 }
 
 static int g_have_fp64 = 1;
@@ -310,6 +325,9 @@ static void check_output(dataset *d, redscan_block_scan block, redscan_grid_scan
 static void run_one(dataset *d, redscan_block_scan block, redscan_grid_scan grid, int excl, int use_init, int inplace)
 {
     if (inplace && d->t->field) return;
+    unsigned gi = 0;
+    while (gi < NGRIDS && GRIDS[gi] != grid) gi++;
+    if (!narrow_grid_runs((unsigned)(d->t - TYPES), (unsigned)d->op, gi)) return; /* a narrow entry: its one grid */
     if (!h_case("scan %s %s %s/%s%s %s init=%s%s n=%zu gen=%s seed=0x%" PRIx64, ref_op_str(d->op), d->ts,
                 h_block_str(block), h_grid_str(grid), g_note, excl ? "exclusive" : "inclusive",
                 use_init ? "yes" : "null", inplace ? " in-place" : "", d->n, h_gen_name(d->gen), d->seed))
@@ -426,8 +444,11 @@ static void sweep(dataset *d, unsigned stride, unsigned phase, int host)
         if (inplace && d->t->field) continue;
         d->have_hier = 0;
         for (unsigned g = 0; g < NGRIDS; g++) run_one(d, b, GRIDS[g], excl, init, inplace);
-        if (host && !inplace) run_host(d, excl, init, b, GRIDS[(c / 3) % NGRIDS], 0);
-        if (host && !inplace && !init && b == REDSCAN_BLOCK_AUTO) run_host(d, excl, 0, 0, 0, 1);
+        /* a narrow entry below level 2: its own grid, and the plain API (AUTO x AUTO) only where that is its pair */
+        const unsigned hg = one_block ? narrow_grid(ti, (unsigned)d->op) : (c / 3) % NGRIDS;
+        if (host && !inplace) run_host(d, excl, init, b, GRIDS[hg], 0);
+        if (host && !inplace && !init && b == REDSCAN_BLOCK_AUTO && (!one_block || GRIDS[hg] == REDSCAN_GRID_AUTO))
+            run_host(d, excl, 0, 0, 0, 1);
     }
 }
 
@@ -556,8 +577,8 @@ static void exclusive_first(void)
             for (unsigned bi = 0; bi < NBLOCKS; bi++)
                 for (unsigned gi = 0; gi < NGRIDS; gi++)
                     for (int use_init = 0; use_init < 2; use_init++) {
-                        /* the narrow types: their narrow_block, every grid (level 2: every block) */
-                        if (!narrow_runs(ti, (unsigned)op, bi)) continue;
+                        /* the narrow types: their narrow_block and narrow_grid (level 2: every block and grid) */
+                        if (!narrow_runs(ti, (unsigned)op, bi) || !narrow_grid_runs(ti, (unsigned)op, gi)) continue;
                         if (!h_case("exclusive first element %s %s %s/%s init=%s", ref_op_str((redscan_op)op), ts,
                                     h_block_str(BLOCKS[bi]), h_grid_str(GRIDS[gi]), use_init ? "yes" : "null"))
                             continue;
@@ -718,7 +739,8 @@ static void narrow_closed_forms(void)
         while (ti < NTYPES && !(TYPES[ti].in == c->in && TYPES[ti].out == c->out)) ti++;
         for (unsigned bi = 0; bi < NBLOCKS; bi++)
             for (unsigned gi = 0; gi < NGRIDS; gi++) {
-                if (ti < NTYPES && !narrow_runs(ti, REDSCAN_SUM, bi)) continue; /* the sweeps' block for sum */
+                /* the sweeps' block and grid for sum */
+                if (ti < NTYPES && (!narrow_runs(ti, REDSCAN_SUM, bi) || !narrow_grid_runs(ti, REDSCAN_SUM, gi))) continue;
                 if (!h_case("narrow closed form: %s %s/%s n=%zu", c->what, h_block_str(BLOCKS[bi]),
                             h_grid_str(GRIDS[gi]), n))
                     continue;
@@ -733,6 +755,30 @@ static void narrow_closed_forms(void)
         free(want);
         free(y);
     }
+}
+
+/* The k-th (mod their count) narrow (entry, op) pair whose narrow_block is bi and narrow_grid single_pass (the one
+ * whose sweeps built that single_pass program); 0 when there is none. */
+static int single_pass_pair(unsigned bi, unsigned k, unsigned *ti, unsigned *oi)
+{
+    unsigned cnt = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (unsigned e = NWIDE; e < NTYPES; e++)
+            for (unsigned o = 0; o < 4; o++) {
+                if (narrow_block(e, o) != bi || GRIDS[narrow_grid(e, o)] != REDSCAN_GRID_SINGLE_PASS) continue;
+                if (pass == 0) {
+                    cnt++;
+                } else if (k-- == 0) {
+                    *ti = e, *oi = o;
+                    return 1;
+                }
+            }
+        if (pass == 0) {
+            if (!cnt) return 0;
+            k %= cnt;
+        }
+    }
+    return 0;
 }
 
 /* The single_pass decoupled fallback, forced: REDSCAN_SINGLE_PASS_SPINS=0 (a waiting group never polls: it
@@ -774,16 +820,17 @@ static void single_pass_fallback(void)
                         const unsigned c = (unsigned)(zi + oi + ti + bi + si);
                         if (h_level() < 2 && zi == 2 && c % 3) continue; /* the largest size: a third of the combos */
                         /* the narrow types: one (entry, op) per (mode, block, size), rotating (level 2: one entry per
-                         * op); below level 2 an entry whose narrow_block is this block, in its op's shard (the wide
+                         * op); below level 2 an (entry, op) whose narrow_block is this block, in its op's shard (the wide
                          * types: shard 0) */
                         if (ti >= NWIDE) {
                             if (h_level() >= 2) {
                                 if (ti - NWIDE != (unsigned)(zi * 5 + oi * 7 + bi * 3 + si * 11) % NNARROW) continue;
                             } else {
-                                if (oi != (unsigned)(zi + bi + si) % 4) continue;
-                                const unsigned r = (bi + NBLOCKS - oi % NBLOCKS) % NBLOCKS; /* entries r + 5 m */
-                                const unsigned cnt = (NNARROW - 1 - r) / NBLOCKS + 1;
-                                if (ti - NWIDE != r + NBLOCKS * (unsigned)((zi + si) % cnt)) continue;
+                                /* the k-th (rotating) of the (entry, op) pairs whose narrow_block is this block and
+                                 * whose narrow_grid is single_pass */
+                                unsigned pt, po;
+                                if (!single_pass_pair(bi, (unsigned)(zi + si), &pt, &po) || pt != ti || po != oi)
+                                    continue;
                             }
                             if (!h_shard(oi)) continue;
                         } else if (!h_shard(0)) {
@@ -895,13 +942,13 @@ int main(void)
             }
     printf("small sizes, full cross product: %.1f s\n", h_now() - t0);
 
-    /* the narrow types at the small sizes: every size x op x type, with its narrow_block: a rotating quarter of that
-     * block's 8 combos (each with all grids; level 0: an eighth; level 2: all 40 combos) */
+    /* the narrow types at the small sizes: every size x op x type, with its narrow_block and narrow_grid: a rotating
+     * half of that block's 8 combos (level 0: a quarter; level 2: all 40 combos, each with all grids) */
     t0 = h_now();
     for (size_t si = 0; si < sizeof small / sizeof small[0]; si++)
         for (unsigned oi = 0; oi < 4; oi++)
             for (unsigned ti = NWIDE; ti < NTYPES && h_shard(oi); ti++) {
-                const unsigned ng = (unsigned)h_gen_count(TYPES[ti].in), stride = L >= 2 ? 1 : L == 0 ? 8 : 4;
+                const unsigned ng = (unsigned)h_gen_count(TYPES[ti].in), stride = L >= 2 ? 1 : L == 0 ? 4 : 2;
                 const unsigned phase = (unsigned)(si * 3 + oi * 5 + ti);
                 if (L >= 2 || small[si] == 257) {
                     for (unsigned g = 0; g < ng; g++) family(OPS[oi], ti, small[si], (h_gen)g, stride, phase + g, si % 3 == 0);
@@ -933,8 +980,8 @@ int main(void)
                            (unsigned)(si * 3 + oi * 5 + ti), si % 4 == 0);
                 }
         printf("medium sizes, rotating subset: %.1f s\n", h_now() - t0);
-        /* the narrow types: one of the 8 combos of the narrow_block, rotating (with all grids; level 0: every other
-         * type; level 2: a 4th of all 40) */
+        /* the narrow types: one of the 8 combos of the narrow_block, rotating, with the narrow_grid (level 0: every
+         * other type; level 2: a 4th of all 40, each with all grids) */
         t0 = h_now();
         const unsigned nstride = L >= 2 ? 4 : 8;
         for (size_t si = 0; si < nm; si++)
@@ -999,7 +1046,7 @@ int main(void)
                 redscan_op op = OPS[c % 4];
                 unsigned ti = k < per ? (k + 4 * (unsigned)li) % NWIDE : NWIDE + 5 * (3 * (unsigned)li + k - per) % NNARROW;
                 redscan_block_scan b = BLOCKS[(k + li) % NBLOCKS];
-                if (k >= per && L < 2) { /* narrow: an op whose narrow_block is not AUTO, that block */
+                if (k >= per && L < 2) { /* narrow: an op whose narrow_block is not AUTO, that block and grid */
                     unsigned oi = c % 4;
                     if (narrow_block(ti, oi) == NBLOCKS - 1) oi = (oi + 1) % 4;
                     op = OPS[oi];
@@ -1008,7 +1055,7 @@ int main(void)
                 /* the wide ones in the size's shard, the narrow ones in their op's */
                 if (!h_shard(k < per ? (unsigned)li : (unsigned)op)) continue;
                 if (large[li] > (1u << 23) && b == REDSCAN_BLOCK_AUTO) b = REDSCAN_BLOCK_BRENT_KUNG;
-                redscan_grid_scan g = GRIDS[(k + 2 * li) % NGRIDS];
+                redscan_grid_scan g = GRIDS[k >= per && L < 2 ? narrow_grid(ti, (unsigned)op) : (k + 2 * li) % NGRIDS];
                 h_gen gen = (h_gen)(c % (unsigned)h_gen_count(TYPES[ti].in));
                 single(op, ti, large[li], gen, b, g, (int)(c & 1), (int)((c >> 1) & 1), (int)((c / 3) & 1));
             }
