@@ -16,7 +16,17 @@
  *
  * Sizes: the whole cross product up to 65537 (and three random sizes); at >= 2^20 a rotating subset in which
  * every op, dtype and algorithm still appears. Targeted cases: signed zeros, widened sums that overflow the
- * narrow type, 2^24 + 1 ones (a float size computation drops the last element). */
+ * narrow type, 2^24 + 1 ones (a float size computation drops the last element).
+ *
+ * The narrow types (int8, uint8, int16, uint16, float16, bfloat16; DESIGN "Narrow types") are 18 more entries of the
+ * table (each in its own width and widened to 32 and to 64 bits) with the same sizes and data up to 65537, each once
+ * over the large sizes, but below level 2 each (entry, op) with one algorithm, rotating (algo_mask: one OpenCL program
+ * per (entry, op), which the targeted cases reuse), and the same expectations: the references compute as documented (integers in their own width
+ * unless widened, float16 / bfloat16 in float32 rounded once when stored), integers and min / max exact, float sums /
+ * products within the bound (plus the one rounding) and bit for bit equal to the documented order. h_generate's narrow
+ * data carry the edge values (INT8_MIN / INT8_MAX, 0xFF, INT16_MIN, 65504, the smallest normal and subnormal, NaNs with
+ * payloads) and float16 / bfloat16 sums that land on rounding ties. Targeted: identities, signed zeros and specials of
+ * float16 / bfloat16, closed forms (narrow_closed_forms). */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -36,12 +46,36 @@ static const dtpair TYPES[] = {
     {REDSCAN_FLOAT32, REDSCAN_FLOAT32, 0},       {REDSCAN_FLOAT64, REDSCAN_FLOAT64, 0},
     {REDSCAN_INT32, REDSCAN_INT64, REDSCAN_INT64}, {REDSCAN_UINT32, REDSCAN_UINT64, REDSCAN_UINT64},
     {REDSCAN_FLOAT32, REDSCAN_FLOAT64, REDSCAN_FLOAT64},
+    /* the narrow types (DESIGN "Narrow types"): each in its own width, and widened to 32 and to 64 bits */
+    {REDSCAN_INT8, REDSCAN_INT8, 0},             {REDSCAN_UINT8, REDSCAN_UINT8, 0},
+    {REDSCAN_INT16, REDSCAN_INT16, 0},           {REDSCAN_UINT16, REDSCAN_UINT16, 0},
+    {REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0},       {REDSCAN_BFLOAT16, REDSCAN_BFLOAT16, 0},
+    {REDSCAN_INT8, REDSCAN_INT32, REDSCAN_INT32},  {REDSCAN_UINT8, REDSCAN_UINT32, REDSCAN_UINT32},
+    {REDSCAN_INT16, REDSCAN_INT32, REDSCAN_INT32}, {REDSCAN_UINT16, REDSCAN_UINT32, REDSCAN_UINT32},
+    {REDSCAN_FLOAT16, REDSCAN_FLOAT32, REDSCAN_FLOAT32}, {REDSCAN_BFLOAT16, REDSCAN_FLOAT32, REDSCAN_FLOAT32},
+    {REDSCAN_INT8, REDSCAN_INT64, REDSCAN_INT64},  {REDSCAN_UINT8, REDSCAN_UINT64, REDSCAN_UINT64},
+    {REDSCAN_INT16, REDSCAN_INT64, REDSCAN_INT64}, {REDSCAN_UINT16, REDSCAN_UINT64, REDSCAN_UINT64},
+    {REDSCAN_FLOAT16, REDSCAN_FLOAT64, REDSCAN_FLOAT64}, {REDSCAN_BFLOAT16, REDSCAN_FLOAT64, REDSCAN_FLOAT64},
 };
 #define NTYPES (sizeof TYPES / sizeof TYPES[0])
+/* The wide types' entries come first; the narrow ones (NWIDE .. NTYPES - 1) have rotations of their own, so that the
+ * wide types' subsets and seeds stay what they were. */
+#define NWIDE 9u
 static const redscan_op OPS[] = {REDSCAN_SUM, REDSCAN_PROD, REDSCAN_MIN, REDSCAN_MAX};
 static const redscan_reduce_algo ALGOS[] = {REDSCAN_REDUCE_TREE, REDSCAN_REDUCE_INTERLEAVED, REDSCAN_REDUCE_COARSENED,
                                             REDSCAN_REDUCE_AUTO};
 #define ALL_ALGOS 0xFu
+
+/* The algorithms a table entry runs with an op (OPS index oi, = the op's value), as a mask of ALGOS indices. The
+ * OpenCL backend builds one program per (algorithm, dtype, out_dtype, op), seconds each cold on PoCL, and the 18
+ * narrow entries x 4 ops x 3 programs cost the cold CI minutes; so below level 2 narrow entry i runs with op j the one
+ * algorithm (i + j) % 4 (AUTO is coarsened's program) everywhere in this file: each (entry, op) builds one program,
+ * and over the table every algorithm meets every narrow type and op. Level 2 runs them all; the wide entries always. */
+static unsigned algo_mask(unsigned ti, unsigned oi)
+{
+    if (ti < NWIDE || h_level() >= 2) return ALL_ALGOS;
+    return 1u << ((ti - NWIDE + oi) % 4u);
+}
 
 enum { API_EX = 1, API_HOST_EX = 2, API_PLAIN = 4, API_HOST_PLAIN = 8 };
 
@@ -236,11 +270,32 @@ static void one_reduce(const redscan_reduce_desc *d, const void *data, size_t n,
     CHECK_OK(st, what);
 }
 
+static const redscan_dtype FLOATS[] = {REDSCAN_FLOAT32, REDSCAN_FLOAT64, REDSCAN_FLOAT16, REDSCAN_BFLOAT16};
+
+/* Whether the targeted cases run (in -> out, op) with ALGOS[ai]: the table entry's algo_mask, so that they reuse the
+ * programs the cross product built (an (in, out) pair outside the table: every algorithm). */
+static int runs_algo(redscan_dtype in, redscan_dtype out, redscan_op op, unsigned ai)
+{
+    for (unsigned ti = 0; ti < NTYPES; ti++)
+        if (TYPES[ti].in == in && TYPES[ti].out == out) return (int)((algo_mask(ti, (unsigned)op) >> ai) & 1u);
+    return 1;
+}
+
+/* x as an element of the float type dt (x exact in dt, or NaN / inf) */
+static ref_val fval(redscan_dtype dt, double x)
+{
+    ref_val v = ref_zero();
+    if (dt == REDSCAN_FLOAT32) v.f32 = (float)x;
+    else if (dt == REDSCAN_FLOAT64) v.f64 = x;
+    else v.u16 = ref_f32_to_narrow(dt, (float)x);
+    return v;
+}
+
 static void signed_zeros(void)
 {
     static const size_t sizes[] = {1, 2, 5, 256, 257, 1000, 4097, 5000};
-    for (int f = 0; f < 2; f++) {
-        redscan_dtype dt = f ? REDSCAN_FLOAT64 : REDSCAN_FLOAT32;
+    for (int f = 0; f < 4; f++) {
+        redscan_dtype dt = FLOATS[f];
         if (dt == REDSCAN_FLOAT64 && !g_have_fp64) continue;
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
             size_t n = sizes[si];
@@ -249,22 +304,22 @@ static void signed_zeros(void)
                 redscan_reduce_desc d = {REDSCAN_SUM, dt, 0, ALGOS[ai], 0};
                 ref_val got = ref_zero(), want = ref_zero();
                 char g[96], w[96];
+                const int sum_runs = runs_algo(dt, dt, REDSCAN_SUM, ai);
                 /* all -0.0: the sum is -0.0 (identity -0.0 keeps it) */
-                if (h_case("signed zeros sum %s %s n=%zu all -0.0", ref_dtype_str(dt), h_algo_str(ALGOS[ai]), n)) {
-                    for (size_t i = 0; i < n; i++) ref_store(dt, x, i, dt == REDSCAN_FLOAT32 ? (ref_val){.f32 = -0.0f} : (ref_val){.f64 = -0.0});
+                if (sum_runs && h_case("signed zeros sum %s %s n=%zu all -0.0", ref_dtype_str(dt), h_algo_str(ALGOS[ai]), n)) {
+                    for (size_t i = 0; i < n; i++) ref_store(dt, x, i, fval(dt, -0.0));
                     one_reduce(&d, x, n, got.b, "reduce_host_ex");
-                    if (dt == REDSCAN_FLOAT32) want.f32 = -0.0f; else want.f64 = -0.0;
+                    want = fval(dt, -0.0);
                     CHECK(ref_bits_equal(dt, got, want), "got %s, want %s", h_fmt(dt, got, g), h_fmt(dt, want, w));
                 }
                 /* all +0.0 and mixed: +0.0 */
                 for (int mixed = 0; mixed < 2; mixed++) {
-                    if (!h_case("signed zeros sum %s %s n=%zu %s", ref_dtype_str(dt), h_algo_str(ALGOS[ai]), n,
+                    if (!sum_runs || !h_case("signed zeros sum %s %s n=%zu %s", ref_dtype_str(dt), h_algo_str(ALGOS[ai]), n,
                                 mixed ? "mixed" : "all +0.0"))
                         continue;
                     for (size_t i = 0; i < n; i++) {
                         int neg = mixed && (i % 3 != 1);
-                        ref_store(dt, x, i, dt == REDSCAN_FLOAT32 ? (ref_val){.f32 = neg ? -0.0f : 0.0f}
-                                                                : (ref_val){.f64 = neg ? -0.0 : 0.0});
+                        ref_store(dt, x, i, fval(dt, neg ? -0.0 : 0.0));
                     }
                     if (mixed && n == 1) continue;
                     got = ref_zero();
@@ -274,14 +329,13 @@ static void signed_zeros(void)
                 }
                 /* min / max of zeros: the first zero (ties keep the earlier operand) */
                 for (int op = REDSCAN_MIN; op <= REDSCAN_MAX; op++) {
-                    if (!h_case("signed zeros %s %s %s n=%zu", ref_op_str((redscan_op)op), ref_dtype_str(dt),
+                    if (!runs_algo(dt, dt, (redscan_op)op, ai) || !h_case("signed zeros %s %s %s n=%zu", ref_op_str((redscan_op)op), ref_dtype_str(dt),
                                 h_algo_str(ALGOS[ai]), n))
                         continue;
                     redscan_reduce_desc dm = {(redscan_op)op, dt, 0, ALGOS[ai], 0};
                     for (size_t i = 0; i < n; i++) {
                         int neg = (i % 2) == (size_t)(op == REDSCAN_MAX); /* first element: -0 for min, +0 for max */
-                        ref_store(dt, x, i, dt == REDSCAN_FLOAT32 ? (ref_val){.f32 = neg ? -0.0f : 0.0f}
-                                                                : (ref_val){.f64 = neg ? -0.0 : 0.0});
+                        ref_store(dt, x, i, fval(dt, neg ? -0.0 : 0.0));
                     }
                     got = ref_zero();
                     one_reduce(&dm, x, n, got.b, "reduce_host_ex");
@@ -312,7 +366,15 @@ static void identities(void)
             case REDSCAN_INT64: want.i64 = op == REDSCAN_SUM ? 0 : op == REDSCAN_PROD ? 1 : op == REDSCAN_MIN ? INT64_MAX : INT64_MIN; break;
             case REDSCAN_UINT64: want.u64 = op == REDSCAN_SUM ? 0 : op == REDSCAN_PROD ? 1 : op == REDSCAN_MIN ? UINT64_MAX : 0; break;
             case REDSCAN_FLOAT32: want.f32 = op == REDSCAN_SUM ? 0.0f : op == REDSCAN_PROD ? 1.0f : op == REDSCAN_MIN ? INFINITY : -INFINITY; break;
-            default: want.f64 = op == REDSCAN_SUM ? 0.0 : op == REDSCAN_PROD ? 1.0 : op == REDSCAN_MIN ? INFINITY : -INFINITY; break;
+            case REDSCAN_FLOAT64: want.f64 = op == REDSCAN_SUM ? 0.0 : op == REDSCAN_PROD ? 1.0 : op == REDSCAN_MIN ? INFINITY : -INFINITY; break;
+            case REDSCAN_INT8: want.i8 = op == REDSCAN_SUM ? 0 : op == REDSCAN_PROD ? 1 : op == REDSCAN_MIN ? INT8_MAX : INT8_MIN; break;
+            case REDSCAN_UINT8: want.u8 = op == REDSCAN_SUM ? 0 : op == REDSCAN_PROD ? 1 : op == REDSCAN_MIN ? UINT8_MAX : 0; break;
+            case REDSCAN_INT16: want.i16 = op == REDSCAN_SUM ? 0 : op == REDSCAN_PROD ? 1 : op == REDSCAN_MIN ? INT16_MAX : INT16_MIN; break;
+            case REDSCAN_UINT16: want.u16 = op == REDSCAN_SUM ? 0 : op == REDSCAN_PROD ? 1 : op == REDSCAN_MIN ? UINT16_MAX : 0; break;
+            /* +0, 1, +inf, -inf */
+            case REDSCAN_FLOAT16: want.u16 = op == REDSCAN_SUM ? 0x0000 : op == REDSCAN_PROD ? 0x3c00 : op == REDSCAN_MIN ? 0x7c00 : 0xfc00; break;
+            case REDSCAN_BFLOAT16: want.u16 = op == REDSCAN_SUM ? 0x0000 : op == REDSCAN_PROD ? 0x3f80 : op == REDSCAN_MIN ? 0x7f80 : 0xff80; break;
+            default: CHECK(0, "identities: no literal for %s", ref_dtype_str(t->out)); break;
             }
             for (unsigned ai = 0; ai < 4; ai++) {
                 if (!h_case("identity n=0 %s %s %s", ref_op_str(op), ts, h_algo_str(ALGOS[ai]))) continue;
@@ -402,11 +464,85 @@ static void widening_overflow(void)
     }
 }
 
+/* The narrow types: widened sums that overflow the narrow type, the narrow sums' wrap-around, and float16 / bfloat16
+ * totals rounded on a tie (to even), at float16's overflow threshold and in the subnormals. The data are one value
+ * repeated (the last element another), so that every partial result is exact and every algorithm gives the host
+ * reference's bits (ref_reduce_seq), which is the expectation; the closed form, written out, is checked against that
+ * reference too. */
+typedef struct {
+    const char *what;
+    redscan_dtype in, out;
+    uint16_t x, last; /* the bits of every element but the last, of the last */
+    size_t n;
+    uint64_t iwant;   /* integer result (two's complement, the low bytes of out's width) */
+    double fwant;     /* float result (exact in out) */
+} closed_case;
+
+static const closed_case NARROW_CLOSED[] = {
+    {"int8->int32 sum of INT8_MAX", REDSCAN_INT8, REDSCAN_INT32, 0x7f, 0x7f, 100003, 100003u * 127u, 0},
+    {"int8 sum of INT8_MAX (wraps)", REDSCAN_INT8, REDSCAN_INT8, 0x7f, 0x7f, 100003, (100003u * 127u) & 0xffu, 0},
+    {"int8->int64 sum of INT8_MIN", REDSCAN_INT8, REDSCAN_INT64, 0x80, 0x80, 100003, (uint64_t)(-128 * (int64_t)100003), 0},
+    {"uint8->uint32 sum of 0xFF", REDSCAN_UINT8, REDSCAN_UINT32, 0xff, 0xff, 100003, 100003u * 255u, 0},
+    {"uint8 sum of 0xFF (wraps)", REDSCAN_UINT8, REDSCAN_UINT8, 0xff, 0xff, 100003, (100003u * 255u) & 0xffu, 0},
+    {"int16->int32 sum of INT16_MAX", REDSCAN_INT16, REDSCAN_INT32, 0x7fff, 0x7fff, 65537, 65537u * 32767u, 0},
+    {"int16 sum of INT16_MIN (wraps)", REDSCAN_INT16, REDSCAN_INT16, 0x8000, 0x8000, 100003, 0x8000, 0},
+    {"int16->int64 sum of INT16_MIN", REDSCAN_INT16, REDSCAN_INT64, 0x8000, 0x8000, 100003,
+     (uint64_t)(-32768 * (int64_t)100003), 0},
+    {"uint16->uint32 sum of 0xFFFF", REDSCAN_UINT16, REDSCAN_UINT32, 0xffff, 0xffff, 65537, UINT32_MAX, 0},
+    {"uint16->uint64 sum of 0xFFFF", REDSCAN_UINT16, REDSCAN_UINT64, 0xffff, 0xffff, 100003, 100003ull * 65535u, 0},
+    {"float16 sum of 2049 ones (tie: 2048)", REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0x3c00, 0x3c00, 2049, 0, 2048.0},
+    {"float16 sum of 2051 ones (tie: 2052)", REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0x3c00, 0x3c00, 2051, 0, 2052.0},
+    {"float16->float32 sum of 2049 ones", REDSCAN_FLOAT16, REDSCAN_FLOAT32, 0x3c00, 0x3c00, 2049, 0, 2049.0},
+    {"float16 65504 + 16 (65520: overflow)", REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0x7bff, 0x4c00, 2, 0, INFINITY},
+    {"float16 65504 + 15 (65504)", REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0x7bff, 0x4b80, 2, 0, 65504.0},
+    {"float16->float64 sum of 65504", REDSCAN_FLOAT16, REDSCAN_FLOAT64, 0x7bff, 0x7bff, 100003, 0, 65504.0 * 100003},
+    {"float16 sum of 2049 smallest subnormals (tie: 2^-13)", REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0x0001, 0x0001, 2049, 0,
+     0x1p-13},
+    {"float16->float32 sum of 2049 smallest subnormals", REDSCAN_FLOAT16, REDSCAN_FLOAT32, 0x0001, 0x0001, 2049, 0,
+     2049 * 0x1p-24},
+    {"float16 sum of smallest normals and a -smallest subnormal", REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0x0400, 0x8001, 3,
+     0, 2 * 0x1p-14 - 0x1p-24},
+    {"bfloat16 sum of 257 ones (tie: 256)", REDSCAN_BFLOAT16, REDSCAN_BFLOAT16, 0x3f80, 0x3f80, 257, 0, 256.0},
+    {"bfloat16 sum of 259 ones (tie: 260)", REDSCAN_BFLOAT16, REDSCAN_BFLOAT16, 0x3f80, 0x3f80, 259, 0, 260.0},
+    {"bfloat16->float32 sum of 257 ones", REDSCAN_BFLOAT16, REDSCAN_FLOAT32, 0x3f80, 0x3f80, 257, 0, 257.0},
+    {"bfloat16 sum of 3 smallest subnormals", REDSCAN_BFLOAT16, REDSCAN_BFLOAT16, 0x0001, 0x0001, 3, 0, 3 * 0x1p-133},
+};
+
+static void narrow_closed_forms(void)
+{
+    for (size_t ci = 0; ci < sizeof NARROW_CLOSED / sizeof NARROW_CLOSED[0]; ci++) {
+        const closed_case *c = &NARROW_CLOSED[ci];
+        if (!g_have_fp64 && c->out == REDSCAN_FLOAT64) continue;
+        unsigned char *x = (unsigned char *)h_malloc(c->n * ref_size(c->in));
+        ref_val v = ref_zero(), last = ref_zero();
+        v.u16 = c->x, last.u16 = c->last; /* the low byte for the 8-bit types */
+        h_fill(c->in, x, c->n - 1, v);
+        ref_store(c->in, x, c->n - 1, last);
+        ref_val want = ref_reduce_seq(REDSCAN_SUM, c->in, c->out, x, c->n), closed = ref_zero();
+        char g[96], w[96];
+        if (ref_is_float(c->out)) closed = fval(c->out, c->fwant);
+        else closed.u64 = c->iwant;
+        if (h_case("narrow closed form: %s n=%zu (reference)", c->what, c->n))
+            CHECK(ref_bits_equal(c->out, want, closed), "the reference gives %s, the closed form is %s",
+                  h_fmt(c->out, want, g), h_fmt(c->out, closed, w));
+        for (unsigned ai = 0; ai < 4; ai++) {
+            if (!runs_algo(c->in, c->out, REDSCAN_SUM, ai) ||
+                !h_case("narrow closed form: %s n=%zu %s", c->what, c->n, h_algo_str(ALGOS[ai])))
+                continue;
+            redscan_reduce_desc d = {REDSCAN_SUM, c->in, c->out == c->in ? (redscan_dtype)0 : c->out, ALGOS[ai], 0};
+            ref_val got = ref_zero();
+            one_reduce(&d, x, c->n, got.b, "reduce_host_ex");
+            CHECK(ref_bits_equal(c->out, got, want), "got %s, want %s", h_fmt(c->out, got, g), h_fmt(c->out, want, w));
+        }
+        free(x);
+    }
+}
+
 /* Float specials that must come out the same on any order. */
 static void float_specials(void)
 {
-    for (int f = 0; f < 2; f++) {
-        redscan_dtype dt = f ? REDSCAN_FLOAT64 : REDSCAN_FLOAT32;
+    for (int f = 0; f < 4; f++) {
+        redscan_dtype dt = FLOATS[f];
         if (dt == REDSCAN_FLOAT64 && !g_have_fp64) continue;
         const size_t n = 3001;
         double *xd = (double *)h_malloc(n * sizeof *xd);
@@ -422,9 +558,9 @@ static void float_specials(void)
                 if (k == 2) xd[n - 1] = NAN;
                 if (k == 4) xd[1500] = NAN;
                 if (k == 3) xd[0] = NAN;
-                for (size_t i = 0; i < n; i++)
-                    ref_store(dt, x, i, dt == REDSCAN_FLOAT32 ? (ref_val){.f32 = (float)xd[i]} : (ref_val){.f64 = xd[i]});
+                for (size_t i = 0; i < n; i++) ref_store(dt, x, i, fval(dt, xd[i]));
                 for (int op = 0; op < 4; op++) {
+                    if (!runs_algo(dt, dt, (redscan_op)op, ai)) continue;
                     redscan_reduce_desc d = {(redscan_op)op, dt, 0, a, 0};
                     ref_val got = ref_zero();
                     one_reduce(&d, x, n, got.b, "reduce_host_ex");
@@ -478,7 +614,7 @@ int main(void)
     for (size_t si = 0; si < ns; si++) {
         size_t n = sizes[si];
         for (unsigned oi = 0; oi < 4; oi++)
-            for (unsigned ti = 0; ti < NTYPES; ti++) {
+            for (unsigned ti = 0; ti < NWIDE; ti++) {
                 int ng = h_gen_count(TYPES[ti].in);
                 unsigned api = API_EX | (n <= 70000 ? API_HOST_EX : 0) | API_PLAIN | API_HOST_PLAIN;
                 if (n <= 600 || h_level() >= 2) {
@@ -490,6 +626,23 @@ int main(void)
     }
     printf("cross product (%zu sizes): %.1f s\n", ns, h_now() - t0);
 
+    /* the narrow types: the same cross product */
+    t0 = h_now();
+    for (size_t si = 0; si < ns; si++) {
+        size_t n = sizes[si];
+        for (unsigned oi = 0; oi < 4; oi++)
+            for (unsigned ti = NWIDE; ti < NTYPES; ti++) {
+                int ng = h_gen_count(TYPES[ti].in);
+                unsigned api = API_EX | (n <= 70000 ? API_HOST_EX : 0) | API_PLAIN | API_HOST_PLAIN;
+                if (n <= 600 || h_level() >= 2) {
+                    for (int g = 0; g < ng; g++) family(OPS[oi], ti, n, (h_gen)g, algo_mask(ti, oi), api);
+                } else {
+                    family(OPS[oi], ti, n, (h_gen)((si + oi + ti) % (unsigned)ng), algo_mask(ti, oi), api);
+                }
+            }
+    }
+    printf("narrow types, cross product (%zu sizes): %.1f s\n", ns, h_now() - t0);
+
     /* large sizes: a rotating subset; over each size every op, dtype and algorithm appears */
     t0 = h_now();
     {
@@ -500,7 +653,7 @@ int main(void)
             if (large[li] > (1u << 23) && h_level() < 2) per = 9; /* still covers all 9 types, 4 ops, 4 algos */
             for (unsigned k = 0; k < per; k++) {
                 redscan_op op = OPS[(k + li) % 4];
-                unsigned ti = (unsigned)((k + 2 * li) % NTYPES);
+                unsigned ti = (unsigned)((k + 2 * li) % NWIDE);
                 unsigned ai = (unsigned)((k + 3 * li) % 4);
                 h_gen g = (h_gen)((k + li) % (unsigned)h_gen_count(TYPES[ti].in));
                 family(op, ti, large[li], g, 1u << ai, API_EX | (k % 3 == 0 ? API_HOST_EX : 0));
@@ -509,10 +662,32 @@ int main(void)
     }
     printf("large sizes: %.1f s\n", h_now() - t0);
 
+    /* large sizes, the narrow types: 5 + 5 + 5 + 3 consecutive entries, so that each of the 18 appears once over the
+     * four sizes (level 0: 2 per size; level 2: 12 per size), ops rotating, each with its algo_mask algorithm (level 2:
+     * algorithms rotating) */
+    t0 = h_now();
+    {
+        static const size_t large[] = {(1u << 20) - 3, (1u << 20), (1u << 20) + 3, (1u << 24) + 1};
+        const unsigned nn = (unsigned)(NTYPES - NWIDE);
+        for (unsigned li = 0; li < 4; li++) {
+            unsigned per = h_level() == 0 ? 2 : h_level() >= 2 ? 12 : li < 3 ? 5 : 3;
+            for (unsigned k = 0; k < per; k++) {
+                redscan_op op = OPS[(k + li) % 4];
+                unsigned ti = NWIDE + (k + 5 * li) % nn;
+                /* below level 2 the (entry, op)'s own algorithm (its program is built already) */
+                unsigned ai = h_level() >= 2 ? (k + 3 * li) % 4 : (ti - NWIDE + (unsigned)op) % 4;
+                h_gen g = (h_gen)((k + li) % (unsigned)h_gen_count(TYPES[ti].in));
+                family(op, ti, large[li], g, 1u << ai, API_EX | (k % 3 == 0 ? API_HOST_EX : 0));
+            }
+        }
+    }
+    printf("narrow types, large sizes: %.1f s\n", h_now() - t0);
+
     t0 = h_now();
     signed_zeros();
     float_specials();
     widening_overflow();
+    narrow_closed_forms();
     printf("targeted cases: %.1f s\n", h_now() - t0);
     return h_done();
 }

@@ -22,6 +22,18 @@
  * last section; 2^20 +- 3 and 2^24 + 1 with a covering subset (every op, type, block, grid, mode); 2^26 + 3 for
  * two combinations. Regression cases for seed 001's bugs use closed forms (prefix sums of ones / of i).
  *
+ * The narrow types (int8, uint8, int16, uint16, float16, bfloat16) are 18 more entries of the table (each in its own
+ * width and widened to 32 and to 64 bits), with the same expectations (the references compute as documented: float16 /
+ * bfloat16 in float32, every prefix rounded once when stored) on rotations of their own, so that the wide types'
+ * subsets stay what they were. Below level 2 narrow entry i runs with op j the one block (i + j) % 5 and the one grid
+ * (i + j) % 4 (narrow_block, narrow_grid) everywhere, so that each (entry, op) builds one program (cold PoCL builds
+ * are CI's cost) and every (block, grid) pair still meets the narrow types, every narrow type every block and grid:
+ * every small size x op x entry with a rotating half of that block's 8 combos, one combo per medium size x op x entry,
+ * one entry per block at the hierarchy-level sizes, 12 entries at the large sizes, one (entry, op) per single-pass
+ * fallback mode x block x size (those whose grid is single_pass), exclusive first elements (level 2: every block and
+ * grid, more of each); closed forms in narrow_closed_forms (ties to even, subnormals, float16's overflow,
+ * wrap-around), with the sum's block and grid.
+ *
  * REDSCAN_GRID_SINGLE_PASS joins the grids under test everywhere (SINGLE_PASS_IMPLEMENTED 1; with 0 it would
  * have to return REDSCAN_ERR_UNSUPPORTED). Its order is fixed (never timing-dependent), so floats are checked
  * bit for bit against its emulation and on a second run. single_pass_fallback() runs it again with
@@ -49,8 +61,22 @@ static const dtpair TYPES[] = {
     {REDSCAN_FLOAT32, REDSCAN_FLOAT32, 0},       {REDSCAN_FLOAT64, REDSCAN_FLOAT64, 0},
     {REDSCAN_INT32, REDSCAN_INT64, REDSCAN_INT64}, {REDSCAN_UINT32, REDSCAN_UINT64, REDSCAN_UINT64},
     {REDSCAN_FLOAT32, REDSCAN_FLOAT64, REDSCAN_FLOAT64},
+    /* the narrow types (DESIGN "Narrow types"): each in its own width, and widened to 32 and to 64 bits */
+    {REDSCAN_INT8, REDSCAN_INT8, 0},             {REDSCAN_UINT8, REDSCAN_UINT8, 0},
+    {REDSCAN_INT16, REDSCAN_INT16, 0},           {REDSCAN_UINT16, REDSCAN_UINT16, 0},
+    {REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0},       {REDSCAN_BFLOAT16, REDSCAN_BFLOAT16, 0},
+    {REDSCAN_INT8, REDSCAN_INT32, REDSCAN_INT32},  {REDSCAN_UINT8, REDSCAN_UINT32, REDSCAN_UINT32},
+    {REDSCAN_INT16, REDSCAN_INT32, REDSCAN_INT32}, {REDSCAN_UINT16, REDSCAN_UINT32, REDSCAN_UINT32},
+    {REDSCAN_FLOAT16, REDSCAN_FLOAT32, REDSCAN_FLOAT32}, {REDSCAN_BFLOAT16, REDSCAN_FLOAT32, REDSCAN_FLOAT32},
+    {REDSCAN_INT8, REDSCAN_INT64, REDSCAN_INT64},  {REDSCAN_UINT8, REDSCAN_UINT64, REDSCAN_UINT64},
+    {REDSCAN_INT16, REDSCAN_INT64, REDSCAN_INT64}, {REDSCAN_UINT16, REDSCAN_UINT64, REDSCAN_UINT64},
+    {REDSCAN_FLOAT16, REDSCAN_FLOAT64, REDSCAN_FLOAT64}, {REDSCAN_BFLOAT16, REDSCAN_FLOAT64, REDSCAN_FLOAT64},
 };
-#define NTYPES 9u
+#define NTYPES ((unsigned)(sizeof TYPES / sizeof TYPES[0]))
+/* The wide types' entries come first; the narrow ones (NWIDE .. NTYPES - 1, NNARROW of them) have rotations of their
+ * own, so that the wide types' subsets and seeds stay what they were. */
+#define NWIDE 9u
+#define NNARROW (NTYPES - NWIDE)
 static const redscan_op OPS[] = {REDSCAN_SUM, REDSCAN_PROD, REDSCAN_MIN, REDSCAN_MAX};
 static const redscan_block_scan BLOCKS[] = {REDSCAN_BLOCK_KOGGE_STONE, REDSCAN_BLOCK_KOGGE_STONE_DB,
                                             REDSCAN_BLOCK_BRENT_KUNG, REDSCAN_BLOCK_COARSENED, REDSCAN_BLOCK_AUTO};
@@ -63,6 +89,36 @@ static const redscan_grid_scan GRIDS[] = {REDSCAN_GRID_HIERARCHICAL, REDSCAN_GRI
 static const redscan_grid_scan GRIDS[] = {REDSCAN_GRID_HIERARCHICAL, REDSCAN_GRID_REDUCE_THEN_SCAN, REDSCAN_GRID_AUTO};
 #define NGRIDS 3u
 #endif
+
+/* The block and the grid a narrow entry ti runs with op oi below level 2: with s = entry + op, BLOCKS[s % 5] and
+ * GRIDS[s % 4], so that over the table every (block, grid) pair meets the narrow types, and every narrow type every
+ * block and every grid. The OpenCL backend builds one program per (block, grid kind, dtype, out_dtype, op) (the
+ * hierarchical / reduce_then_scan kernels, the single-pass kernel, coarsened's CPU shape), and PoCL compiles each
+ * of its kernels, seconds each cold; the 18 narrow entries x 4 ops with every block and grid cost the cold CI many
+ * minutes, one block with all its grids still about 2.4 programs per (entry, op). Every narrow part of this file keeps
+ * to that one (block, grid) below level 2 (and shards by op, as the sweeps do): one program per (entry, op), built
+ * once. */
+static unsigned narrow_block(unsigned ti, unsigned oi)
+{
+    return (ti - NWIDE + oi) % NBLOCKS;
+}
+
+static unsigned narrow_grid(unsigned ti, unsigned oi)
+{
+    return (ti - NWIDE + oi) % NGRIDS;
+}
+
+/* Whether narrow entry ti runs block bi with op oi (level 2: every block; wide entries: always). */
+static int narrow_runs(unsigned ti, unsigned oi, unsigned bi)
+{
+    return ti < NWIDE || h_level() >= 2 || narrow_block(ti, oi) == bi;
+}
+
+/* Whether narrow entry ti runs grid gi with op oi (as narrow_runs). */
+static int narrow_grid_runs(unsigned ti, unsigned oi, unsigned gi)
+{
+    return ti < NWIDE || h_level() >= 2 || narrow_grid(ti, oi) == gi;
+}
 
 static int g_have_fp64 = 1;
 static const char *g_note = ""; /* appended to run_one's case text (the single_pass fallback knob) */
@@ -125,13 +181,15 @@ static ref_val pick_init(h_rng *r, dataset *d)
         if (d->op == REDSCAN_PROD) v.u64 |= 1;
         if ((d->op == REDSCAN_MIN || d->op == REDSCAN_MAX) && d->n) /* inside the data's range: it matters */
             v = ref_convert(d->t->in, T, ref_load(d->t->in, d->data, (size_t)h_rng_below(r, d->n)));
-        if (ref_size(T) == 4) v.b[4] = v.b[5] = v.b[6] = v.b[7] = 0;
+        for (size_t i = ref_size(T); i < 8; i++) v.b[i] = 0;
         if (ref_bits_equal(T, v, ref_identity(d->op, T))) v.u64 ^= 2;
         return v;
     }
     double x;
     switch (d->op) {
-    case REDSCAN_SUM: x = 1.5 + h_rng_unit(r); break;
+    case REDSCAN_SUM: /* narrow: a multiple of 1/4 (h_generate's float16 / bfloat16 sums are multiples of 2^-s) */
+        x = ref_is_narrow_float(T) ? 0.25 * (double)(1 + h_rng_below(r, 64)) : 1.5 + h_rng_unit(r);
+        break;
     case REDSCAN_PROD: x = -1.25; break;
     default:
         x = 0.5 - h_rng_unit(r);
@@ -142,7 +200,8 @@ static ref_val pick_init(h_rng *r, dataset *d)
         break;
     }
     if (T == REDSCAN_FLOAT32) v.f32 = (float)x;
-    else v.f64 = x;
+    else if (T == REDSCAN_FLOAT64) v.f64 = x;
+    else v.u16 = ref_f32_to_narrow(T, (float)x); /* rounded: init is one element of the output type */
     return v;
 }
 
@@ -266,6 +325,9 @@ static void check_output(dataset *d, redscan_block_scan block, redscan_grid_scan
 static void run_one(dataset *d, redscan_block_scan block, redscan_grid_scan grid, int excl, int use_init, int inplace)
 {
     if (inplace && d->t->field) return;
+    unsigned gi = 0;
+    while (gi < NGRIDS && GRIDS[gi] != grid) gi++;
+    if (!narrow_grid_runs((unsigned)(d->t - TYPES), (unsigned)d->op, gi)) return; /* a narrow entry: its one grid */
     if (!h_case("scan %s %s %s/%s%s %s init=%s%s n=%zu gen=%s seed=0x%" PRIx64, ref_op_str(d->op), d->ts,
                 h_block_str(block), h_grid_str(grid), g_note, excl ? "exclusive" : "inclusive",
                 use_init ? "yes" : "null", inplace ? " in-place" : "", d->n, h_gen_name(d->gen), d->seed))
@@ -363,19 +425,30 @@ static void combo(unsigned c, redscan_block_scan *b, int *excl, int *init, int *
     *inplace = (int)((c / (NBLOCKS * 4)) & 1);
 }
 
-/* Run the data set through every combo selected by (c % stride == phase), each with all grids. */
+/* Run the data set through every combo selected by (c % stride == phase), each with all grids. A narrow entry below
+ * level 2 (its block fixed, narrow_block): its 8 combos c = block + 5 m (m: exclusive, init, in place) take the place
+ * of the 40, m % stride == phase % stride. */
 static void sweep(dataset *d, unsigned stride, unsigned phase, int host)
 {
+    const unsigned ti = (unsigned)(d->t - TYPES);
+    const int one_block = ti >= NWIDE && h_level() < 2;
     for (unsigned c = 0; c < NBLOCKS * 8; c++) {
-        if (c % stride != phase % stride) continue;
+        if (one_block) {
+            if (c % NBLOCKS != narrow_block(ti, (unsigned)d->op) || (c / NBLOCKS) % stride != phase % stride) continue;
+        } else if (c % stride != phase % stride) {
+            continue;
+        }
         redscan_block_scan b;
         int excl, init, inplace;
         combo(c, &b, &excl, &init, &inplace);
         if (inplace && d->t->field) continue;
         d->have_hier = 0;
         for (unsigned g = 0; g < NGRIDS; g++) run_one(d, b, GRIDS[g], excl, init, inplace);
-        if (host && !inplace) run_host(d, excl, init, b, GRIDS[(c / 3) % NGRIDS], 0);
-        if (host && !inplace && !init && b == REDSCAN_BLOCK_AUTO) run_host(d, excl, 0, 0, 0, 1);
+        /* a narrow entry below level 2: its own grid, and the plain API (AUTO x AUTO) only where that is its pair */
+        const unsigned hg = one_block ? narrow_grid(ti, (unsigned)d->op) : (c / 3) % NGRIDS;
+        if (host && !inplace) run_host(d, excl, init, b, GRIDS[hg], 0);
+        if (host && !inplace && !init && b == REDSCAN_BLOCK_AUTO && (!one_block || GRIDS[hg] == REDSCAN_GRID_AUTO))
+            run_host(d, excl, 0, 0, 0, 1);
     }
 }
 
@@ -469,6 +542,27 @@ static void seed001_regressions(void)
     }
 }
 
+/* The small integer k as an element of dt (exact in every type). */
+static ref_val small_val(redscan_dtype dt, int k)
+{
+    ref_val v = ref_zero();
+    switch (dt) {
+    case REDSCAN_INT32: v.i32 = k; break;
+    case REDSCAN_UINT32: v.u32 = (uint32_t)k; break;
+    case REDSCAN_INT64: v.i64 = k; break;
+    case REDSCAN_UINT64: v.u64 = (uint64_t)k; break;
+    case REDSCAN_FLOAT32: v.f32 = (float)k; break;
+    case REDSCAN_FLOAT64: v.f64 = k; break;
+    case REDSCAN_FLOAT16: case REDSCAN_BFLOAT16: v.u16 = ref_f32_to_narrow(dt, (float)k); break;
+    case REDSCAN_INT8: v.i8 = (int8_t)k; break;
+    case REDSCAN_UINT8: v.u8 = (uint8_t)k; break;
+    case REDSCAN_INT16: v.i16 = (int16_t)k; break;
+    case REDSCAN_UINT16: v.u16 = (uint16_t)k; break;
+    default: break;
+    }
+    return v;
+}
+
 /* Exclusive max / min / prod: out[0] is the identity or init, never a literal 0. */
 static void exclusive_first(void)
 {
@@ -478,37 +572,21 @@ static void exclusive_first(void)
         char ts[40];
         type_str(t, ts);
         for (int op = REDSCAN_PROD; op <= REDSCAN_MAX; op++) {
+            /* the wide types in shard 1, the narrow ones in their op's shard (where the sweeps built their programs) */
+            if (!h_shard(ti < NWIDE ? 1u : (unsigned)op)) continue;
             for (unsigned bi = 0; bi < NBLOCKS; bi++)
                 for (unsigned gi = 0; gi < NGRIDS; gi++)
                     for (int use_init = 0; use_init < 2; use_init++) {
+                        /* the narrow types: their narrow_block and narrow_grid (level 2: every block and grid) */
+                        if (!narrow_runs(ti, (unsigned)op, bi) || !narrow_grid_runs(ti, (unsigned)op, gi)) continue;
                         if (!h_case("exclusive first element %s %s %s/%s init=%s", ref_op_str((redscan_op)op), ts,
                                     h_block_str(BLOCKS[bi]), h_grid_str(GRIDS[gi]), use_init ? "yes" : "null"))
                             continue;
                         const size_t n = 300;
                         unsigned char x[300 * 8], y[301 * 8];
                         /* data of 2s and 3s (all > 0, so a 0 at out[0] shows for max and prod) */
-                        for (size_t i = 0; i < n; i++) {
-                            ref_val v = ref_zero();
-                            int k = 2 + (int)(i % 2);
-                            switch (t->in) {
-                            case REDSCAN_INT32: v.i32 = k; break;
-                            case REDSCAN_UINT32: v.u32 = (uint32_t)k; break;
-                            case REDSCAN_INT64: v.i64 = k; break;
-                            case REDSCAN_UINT64: v.u64 = (uint64_t)k; break;
-                            case REDSCAN_FLOAT32: v.f32 = (float)k; break;
-                            default: v.f64 = k; break;
-                            }
-                            ref_store(t->in, x, i, v);
-                        }
-                        ref_val init = ref_zero(), want;
-                        switch (t->out) {
-                        case REDSCAN_INT32: init.i32 = 7; break;
-                        case REDSCAN_UINT32: init.u32 = 7; break;
-                        case REDSCAN_INT64: init.i64 = 7; break;
-                        case REDSCAN_UINT64: init.u64 = 7; break;
-                        case REDSCAN_FLOAT32: init.f32 = 7; break;
-                        default: init.f64 = 7; break;
-                        }
+                        for (size_t i = 0; i < n; i++) ref_store(t->in, x, i, small_val(t->in, 2 + (int)(i % 2)));
+                        ref_val init = small_val(t->out, 7), want;
                         want = use_init ? init : ref_identity((redscan_op)op, t->out);
                         redscan_scan_desc desc = {(redscan_op)op, t->in, t->field, 1, use_init ? init.b : NULL,
                                                   BLOCKS[bi], GRIDS[gi], 0};
@@ -591,6 +669,118 @@ static void widening_overflow(void)
     }
 }
 
+/* The narrow types: widened scans past the narrow type's range, the narrow scans' wrap-around, and float16 / bfloat16
+ * prefixes rounded on ties (to even: every odd count above 2048 / 256 is one), in the subnormals and at float16's
+ * overflow. One value repeated, so that every prefix is exact in the compute type and every block x grid gives the
+ * host reference's bits (ref_scan_seq), which is the expectation; two outputs of it are checked against closed forms
+ * written out. */
+typedef struct {
+    const char *what;
+    redscan_dtype in, out;
+    int exclusive;
+    uint16_t x; /* the bits of every element */
+    size_t n;
+    size_t at[2];      /* outputs with a closed form */
+    uint64_t iwant[2]; /* integers: two's complement, the low bytes of out's width */
+    double fwant[2];   /* floats: exact in out */
+} scan_closed;
+
+static const scan_closed NARROW_CLOSED[] = {
+    {"int8->int32 inclusive sum of INT8_MAX", REDSCAN_INT8, REDSCAN_INT32, 0, 0x7f, 70001, {0, 70000},
+     {127, 70001u * 127u}, {0, 0}},
+    {"int8 inclusive sum of INT8_MAX (wraps)", REDSCAN_INT8, REDSCAN_INT8, 0, 0x7f, 70001, {1, 70000},
+     {0xfe, (70001u * 127u) & 0xffu}, {0, 0}},
+    {"uint8 inclusive sum of 0xFF (wraps)", REDSCAN_UINT8, REDSCAN_UINT8, 0, 0xff, 5000, {0, 255}, {0xff, 0}, {0, 0}},
+    {"int16->int32 exclusive sum of INT16_MIN", REDSCAN_INT16, REDSCAN_INT32, 1, 0x8000, 65537, {1, 65536},
+     {(uint64_t)(int64_t)INT16_MIN, (uint64_t)(int64_t)INT32_MIN}, {0, 0}},
+    {"uint16->uint64 exclusive sum of 0xFFFF", REDSCAN_UINT16, REDSCAN_UINT64, 1, 0xffff, 70001, {0, 70000},
+     {0, 70000ull * 65535u}, {0, 0}},
+    {"float16 inclusive sum of ones (ties)", REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0, 0x3c00, 4099, {2048, 2050}, {0, 0},
+     {2048.0, 2052.0}},
+    {"float16->float32 inclusive sum of ones", REDSCAN_FLOAT16, REDSCAN_FLOAT32, 0, 0x3c00, 4099, {2048, 4098}, {0, 0},
+     {2049.0, 4099.0}},
+    {"float16 inclusive sum of smallest subnormals (ties)", REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0, 0x0001, 4099,
+     {2048, 2050}, {0, 0}, {0x1p-13, 2052 * 0x1p-24}},
+    {"float16 inclusive sum of 65504 (overflow)", REDSCAN_FLOAT16, REDSCAN_FLOAT16, 0, 0x7bff, 600, {0, 1}, {0, 0},
+     {65504.0, INFINITY}},
+    {"bfloat16 inclusive sum of ones (ties)", REDSCAN_BFLOAT16, REDSCAN_BFLOAT16, 0, 0x3f80, 1000, {256, 258}, {0, 0},
+     {256.0, 260.0}},
+    {"bfloat16->float32 exclusive sum of ones", REDSCAN_BFLOAT16, REDSCAN_FLOAT32, 1, 0x3f80, 1000, {257, 999}, {0, 0},
+     {257.0, 999.0}},
+    {"bfloat16 inclusive sum of smallest subnormals (tie)", REDSCAN_BFLOAT16, REDSCAN_BFLOAT16, 0, 0x0001, 1000,
+     {2, 256}, {0, 0}, {3 * 0x1p-133, 0x1p-125}},
+};
+
+static void narrow_closed_forms(void)
+{
+    for (size_t ci = 0; ci < sizeof NARROW_CLOSED / sizeof NARROW_CLOSED[0]; ci++) {
+        const scan_closed *c = &NARROW_CLOSED[ci];
+        const size_t n = c->n, is = ref_size(c->in), os = ref_size(c->out);
+        unsigned char *x = (unsigned char *)h_malloc(n * is), *want = (unsigned char *)h_malloc(n * os);
+        unsigned char *y = (unsigned char *)h_malloc((n + 1) * os);
+        ref_val v = ref_zero();
+        v.u16 = c->x; /* the low byte for the 8-bit types */
+        h_fill(c->in, x, n, v);
+        ref_scan_seq(REDSCAN_SUM, c->in, c->out, c->exclusive, NULL, x, want, n);
+        if (h_case("narrow closed form: %s n=%zu (reference)", c->what, n))
+            for (int k = 0; k < 2; k++) {
+                ref_val closed = ref_zero(), w = ref_load(c->out, want, c->at[k]);
+                if (ref_is_float(c->out)) {
+                    if (c->out == REDSCAN_FLOAT32) closed.f32 = (float)c->fwant[k];
+                    else closed.u16 = ref_f32_to_narrow(c->out, (float)c->fwant[k]);
+                } else {
+                    closed.u64 = c->iwant[k];
+                }
+                char a[96], b[96];
+                CHECK(ref_bits_equal(c->out, w, closed), "out[%zu]: the reference gives %s, the closed form is %s",
+                      c->at[k], h_fmt(c->out, w, a), h_fmt(c->out, closed, b));
+            }
+        unsigned ti = NWIDE;
+        while (ti < NTYPES && !(TYPES[ti].in == c->in && TYPES[ti].out == c->out)) ti++;
+        for (unsigned bi = 0; bi < NBLOCKS; bi++)
+            for (unsigned gi = 0; gi < NGRIDS; gi++) {
+                /* the sweeps' block and grid for sum */
+                if (ti < NTYPES && (!narrow_runs(ti, REDSCAN_SUM, bi) || !narrow_grid_runs(ti, REDSCAN_SUM, gi))) continue;
+                if (!h_case("narrow closed form: %s %s/%s n=%zu", c->what, h_block_str(BLOCKS[bi]),
+                            h_grid_str(GRIDS[gi]), n))
+                    continue;
+                redscan_scan_desc desc = {REDSCAN_SUM, c->in, c->out == c->in ? (redscan_dtype)0 : c->out,
+                                          c->exclusive, NULL, BLOCKS[bi], GRIDS[gi], 0};
+                memset(y, 0xA5, (n + 1) * os);
+                if (!scan_ran(redscan_scan_host_ex(h_ctx, &desc, x, y, n), desc.grid, "redscan_scan_host_ex")) continue;
+                CHECK_BITS(c->out, y, want, n, "output");
+                CHECK(y[n * os] == 0xA5, "wrote past n");
+            }
+        free(x);
+        free(want);
+        free(y);
+    }
+}
+
+/* The k-th (mod their count) narrow (entry, op) pair whose narrow_block is bi and narrow_grid single_pass (the one
+ * whose sweeps built that single_pass program); 0 when there is none. */
+static int single_pass_pair(unsigned bi, unsigned k, unsigned *ti, unsigned *oi)
+{
+    unsigned cnt = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (unsigned e = NWIDE; e < NTYPES; e++)
+            for (unsigned o = 0; o < 4; o++) {
+                if (narrow_block(e, o) != bi || GRIDS[narrow_grid(e, o)] != REDSCAN_GRID_SINGLE_PASS) continue;
+                if (pass == 0) {
+                    cnt++;
+                } else if (k-- == 0) {
+                    *ti = e, *oi = o;
+                    return 1;
+                }
+            }
+        if (pass == 0) {
+            if (!cnt) return 0;
+            k %= cnt;
+        }
+    }
+    return 0;
+}
+
 /* The single_pass decoupled fallback, forced: REDSCAN_SINGLE_PASS_SPINS=0 (a waiting group never polls: it
  * computes every B value of its prefix from the input, tile reductions by the whole group) and =1 (one poll, so
  * published and computed values mix); each with one tile per ticket and with two (REDSCAN_SINGLE_PASS_TILES, which
@@ -629,6 +819,23 @@ static void single_pass_fallback(void)
                         if (skip_type(ti)) continue;
                         const unsigned c = (unsigned)(zi + oi + ti + bi + si);
                         if (h_level() < 2 && zi == 2 && c % 3) continue; /* the largest size: a third of the combos */
+                        /* the narrow types: one (entry, op) per (mode, block, size), rotating (level 2: one entry per
+                         * op); below level 2 an (entry, op) whose narrow_block is this block, in its op's shard (the wide
+                         * types: shard 0) */
+                        if (ti >= NWIDE) {
+                            if (h_level() >= 2) {
+                                if (ti - NWIDE != (unsigned)(zi * 5 + oi * 7 + bi * 3 + si * 11) % NNARROW) continue;
+                            } else {
+                                /* the k-th (rotating) of the (entry, op) pairs whose narrow_block is this block and
+                                 * whose narrow_grid is single_pass */
+                                unsigned pt, po;
+                                if (!single_pass_pair(bi, (unsigned)(zi + si), &pt, &po) || pt != ti || po != oi)
+                                    continue;
+                            }
+                            if (!h_shard(oi)) continue;
+                        } else if (!h_shard(0)) {
+                            continue;
+                        }
                         const h_gen gen = (h_gen)(c % (unsigned)h_gen_count(TYPES[ti].in));
                         dataset d;
                         if (ds_init(&d, OPS[oi], ti, sizes[zi], gen, 3)) {
@@ -712,8 +919,8 @@ int main(void)
     }
 
     if (h_shard(0)) empty_scans();
-    if (h_shard(1)) exclusive_first();
-    if (h_shard(0) && SINGLE_PASS_IMPLEMENTED && !grid_unsupported(REDSCAN_GRID_SINGLE_PASS)) {
+    exclusive_first(); /* sharded inside */
+    if (SINGLE_PASS_IMPLEMENTED && !grid_unsupported(REDSCAN_GRID_SINGLE_PASS)) { /* sharded inside */
         double t1 = h_now();
         single_pass_fallback();
         printf("single_pass forced fallback: %.1f s\n", h_now() - t1);
@@ -725,7 +932,7 @@ int main(void)
     static const size_t small[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257, 511, 512, 513};
     for (size_t si = 0; si < sizeof small / sizeof small[0]; si++)
         for (unsigned oi = 0; oi < 4; oi++)
-            for (unsigned ti = 0; ti < NTYPES && h_shard(oi); ti++) {
+            for (unsigned ti = 0; ti < NWIDE && h_shard(oi); ti++) {
                 int ng = h_gen_count(TYPES[ti].in);
                 if (L >= 2 || small[si] == 257) {
                     for (int g = 0; g < ng; g++) family(OPS[oi], ti, small[si], (h_gen)g, 1, 0, si % 3 == 0);
@@ -734,6 +941,22 @@ int main(void)
                 }
             }
     printf("small sizes, full cross product: %.1f s\n", h_now() - t0);
+
+    /* the narrow types at the small sizes: every size x op x type, with its narrow_block and narrow_grid: a rotating
+     * half of that block's 8 combos (level 0: a quarter; level 2: all 40 combos, each with all grids) */
+    t0 = h_now();
+    for (size_t si = 0; si < sizeof small / sizeof small[0]; si++)
+        for (unsigned oi = 0; oi < 4; oi++)
+            for (unsigned ti = NWIDE; ti < NTYPES && h_shard(oi); ti++) {
+                const unsigned ng = (unsigned)h_gen_count(TYPES[ti].in), stride = L >= 2 ? 1 : L == 0 ? 4 : 2;
+                const unsigned phase = (unsigned)(si * 3 + oi * 5 + ti);
+                if (L >= 2 || small[si] == 257) {
+                    for (unsigned g = 0; g < ng; g++) family(OPS[oi], ti, small[si], (h_gen)g, stride, phase + g, si % 3 == 0);
+                } else {
+                    family(OPS[oi], ti, small[si], (h_gen)((si + oi + ti) % ng), stride, phase, si % 3 == 0);
+                }
+            }
+    printf("narrow types, small sizes: %.1f s\n", h_now() - t0);
 
     /* medium sizes: a rotating eighth of the combos (each with all grids) */
     t0 = h_now();
@@ -751,27 +974,49 @@ int main(void)
         unsigned stride = L >= 2 ? 2 : L == 0 ? 16 : 8;
         for (size_t si = 0; si < nm; si++)
             for (unsigned oi = 0; oi < 4; oi++)
-                for (unsigned ti = 0; ti < NTYPES && h_shard(oi); ti++) {
+                for (unsigned ti = 0; ti < NWIDE && h_shard(oi); ti++) {
                     unsigned ng = (unsigned)h_gen_count(TYPES[ti].in);
                     family(OPS[oi], ti, medium[si], (h_gen)((si + oi + ti) % ng), stride,
                            (unsigned)(si * 3 + oi * 5 + ti), si % 4 == 0);
                 }
+        printf("medium sizes, rotating subset: %.1f s\n", h_now() - t0);
+        /* the narrow types: one of the 8 combos of the narrow_block, rotating, with the narrow_grid (level 0: every
+         * other type; level 2: a 4th of all 40, each with all grids) */
+        t0 = h_now();
+        const unsigned nstride = L >= 2 ? 4 : 8;
+        for (size_t si = 0; si < nm; si++)
+            for (unsigned oi = 0; oi < 4; oi++)
+                for (unsigned ti = NWIDE; ti < NTYPES && h_shard(oi); ti++) {
+                    if (L == 0 && (ti + si) % 2) continue;
+                    unsigned ng = (unsigned)h_gen_count(TYPES[ti].in);
+                    family(OPS[oi], ti, medium[si], (h_gen)((si + oi + ti) % ng), nstride,
+                           (unsigned)(si * 7 + oi * 11 + ti * 3), si % 4 == 0);
+                }
+        printf("narrow types, medium sizes: %.1f s\n", h_now() - t0);
     }
-    printf("medium sizes, rotating subset: %.1f s\n", h_now() - t0);
 
     /* per block: sizes that need 2 and 3 levels; covering op/type/mode rotation, all grids */
     t0 = h_now();
     for (unsigned bi = 0; bi < 4; bi++) {
-        if (!h_shard(bi)) continue;
         redscan_block_scan b = BLOCKS[bi];
         size_t S = ref_scan_section(b);
         size_t sizes[] = {S * S - 1, S * S + 1, 2 * S * S + 1};
         for (size_t si = 0; si < 3; si++) {
             size_t n = sizes[si];
             unsigned per = n > (1u << 22) ? (L >= 2 ? 9 : 3) : n > (1u << 20) ? (L >= 1 ? 5 : 2) : (L >= 1 ? 9 : 3);
-            for (unsigned k = 0; k < per; k++) {
+            /* the narrow types after the wide ones: one per size (level 0: at the two smaller sizes) */
+            const unsigned nper = L == 0 ? (si < 2) : 1;
+            for (unsigned k = 0; k < per + nper; k++) {
                 redscan_op op = OPS[(k + si + bi) % 4];
-                unsigned ti = (k + 2 * si + bi) % NTYPES;
+                /* narrow: entry 5 (3 bi + si) mod 18, 12 distinct ones over the blocks and sizes, the float16 and
+                 * bfloat16 sums among them; below level 2 the first entry from there with an op whose narrow_block is
+                 * this block (that op). The wide ones in the block's shard, the narrow ones in their op's. */
+                unsigned ti = k < per ? (k + 2 * si + bi) % NWIDE : NWIDE + (unsigned)(5 * (3 * bi + si)) % NNARROW;
+                if (k >= per && L < 2) {
+                    while ((bi + NBLOCKS - (ti - NWIDE) % NBLOCKS) % NBLOCKS >= 4) ti = NWIDE + (ti - NWIDE + 1) % NNARROW;
+                    op = OPS[(bi + NBLOCKS - (ti - NWIDE) % NBLOCKS) % NBLOCKS];
+                }
+                if (!h_shard(k < per ? bi : (unsigned)op)) continue;
                 h_gen g = (h_gen)((k + si) % (unsigned)h_gen_count(TYPES[ti].in));
                 int excl = (int)((k + bi) & 1), init = (int)(((k + si) >> 1) & 1), inplace = (int)((k / 3 + si) & 1);
                 if (skip_type(ti)) continue;
@@ -791,16 +1036,26 @@ int main(void)
     {
         static const size_t large[] = {(1u << 20) - 3, (1u << 20), (1u << 20) + 3, (1u << 24) + 1};
         for (size_t li = 0; li < 4; li++) {
-            if (!h_shard((unsigned)li)) continue;
             unsigned per = L == 0 ? 3 : (large[li] > (1u << 23) ? 5 : 9);
             if (L >= 2) per = 12;
-            for (unsigned k = 0; k < per; k++) {
+            /* the narrow types after the wide ones: 3 per size (level 0: 1; level 2: 6), entry 5 (3 li + j) mod 18 for
+             * the j-th: 12 distinct ones over the sizes */
+            const unsigned nper = L == 0 ? 1 : L >= 2 ? 6 : 3;
+            for (unsigned k = 0; k < per + nper; k++) {
                 unsigned c = k + 7 * (unsigned)li;
                 redscan_op op = OPS[c % 4];
-                unsigned ti = (k + 4 * (unsigned)li) % NTYPES;
+                unsigned ti = k < per ? (k + 4 * (unsigned)li) % NWIDE : NWIDE + 5 * (3 * (unsigned)li + k - per) % NNARROW;
                 redscan_block_scan b = BLOCKS[(k + li) % NBLOCKS];
+                if (k >= per && L < 2) { /* narrow: an op whose narrow_block is not AUTO, that block and grid */
+                    unsigned oi = c % 4;
+                    if (narrow_block(ti, oi) == NBLOCKS - 1) oi = (oi + 1) % 4;
+                    op = OPS[oi];
+                    b = BLOCKS[narrow_block(ti, oi)];
+                }
+                /* the wide ones in the size's shard, the narrow ones in their op's */
+                if (!h_shard(k < per ? (unsigned)li : (unsigned)op)) continue;
                 if (large[li] > (1u << 23) && b == REDSCAN_BLOCK_AUTO) b = REDSCAN_BLOCK_BRENT_KUNG;
-                redscan_grid_scan g = GRIDS[(k + 2 * li) % NGRIDS];
+                redscan_grid_scan g = GRIDS[k >= per && L < 2 ? narrow_grid(ti, (unsigned)op) : (k + 2 * li) % NGRIDS];
                 h_gen gen = (h_gen)(c % (unsigned)h_gen_count(TYPES[ti].in));
                 single(op, ti, large[li], gen, b, g, (int)(c & 1), (int)((c >> 1) & 1), (int)((c / 3) & 1));
             }
@@ -817,6 +1072,7 @@ int main(void)
     t0 = h_now();
     if (h_shard(0)) seed001_regressions();
     if (h_shard(1)) widening_overflow();
+    if (h_shard(0)) narrow_closed_forms();
     printf("regressions and widenings: %.1f s\n", h_now() - t0);
     return h_done();
 }
