@@ -234,8 +234,8 @@ REDSCAN_API redscan_status redscan_scan_host_ex(redscan_ctx *ctx, const redscan_
 #define REDSCAN_REDUCE_TILE 4096  /* the coarsened reduction's tile (AUTO reduce) */
 
 /* totals[j] (j < ceil(n / REDSCAN_SCAN_SECTION)) = the section-total expression S of in[in_offset + j*SECTION ...
- * + SECTION) (identity past n), of the scan's compute type: rs_compute_dtype(out_dtype) (out_dtype resolved as in
- * redscan_scan: 0 means dtype; narrow outputs use their 32-bit type). desc: op, dtype, out_dtype used; block must be
+ * + SECTION) (identity past n), of the scan's compute type: out_dtype (0 means dtype), or for a narrow out_dtype the
+ * 32-bit type of its kind (INT32, UINT32 or FLOAT32). desc: op, dtype, out_dtype used; block must be
  * AUTO or COARSENED, grid AUTO (anything else REDSCAN_ERR_UNSUPPORTED); exclusive and init are ignored. n >= 1.
  * totals must not be in. Enqueued on the context's stream / queue like the _async functions (returns without
  * waiting; errors of the device work at redscan_synchronize; redscan_buffer_read waits for it). The environment's
