@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "half_convert.h" /* api/src: the conversions shared with the core */
 #include "mpi_internal.h"
 
 int rsm_is_narrow(redscan_dtype d) { return d >= REDSCAN_INT8 && d <= REDSCAN_BFLOAT16; }
@@ -23,75 +24,6 @@ redscan_dtype rsm_compute_dtype(redscan_dtype d)
     }
 }
 
-static uint32_t f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float f32_from(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* float16 -> float32, exact for every pattern (a NaN keeps sign and payload). */
-static float half_to_float(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    const uint32_t e = (h >> 10) & 0x1fu;
-    uint32_t m = h & 0x3ffu;
-    if (e == 0x1f) return f32_from(sign | 0x7f800000u | (m << 13));
-    if (e != 0) return f32_from(sign | ((e + 112u) << 23) | (m << 13));
-    if (m == 0) return f32_from(sign);
-    uint32_t e32 = 113u; /* subnormal m * 2^-24: shift the leading one to bit 10 */
-    while (!(m & 0x400u)) {
-        m <<= 1;
-        e32--;
-    }
-    return f32_from(sign | (e32 << 23) | ((m & 0x3ffu) << 13));
-}
-
-/* float32 -> float16, nearest even; 65520 and up overflow to infinity; a NaN keeps its sign and the top 10 payload
- * bits (the quiet bit when those are 0). The same rule as the library's (api/src/narrow.c). */
-static uint16_t float_to_half(float f)
-{
-    const uint32_t u = f32_bits(f);
-    const uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-    const uint32_t x = u & 0x7fffffffu;
-    if (x > 0x7f800000u) {
-        const uint16_t payload = (uint16_t)((x >> 13) & 0x3ffu);
-        return (uint16_t)(sign | 0x7c00u | (payload ? payload : 0x200u));
-    }
-    if (x >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
-    const uint32_t e = x >> 23;
-    if (e >= 113) {
-        uint32_t h = ((e - 112u) << 10) | ((x >> 13) & 0x3ffu);
-        const uint32_t rem = x & 0x1fffu;
-        if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
-        return (uint16_t)(sign | h);
-    }
-    const uint32_t shift = 126u - e;
-    if (shift > 24) return sign;
-    const uint32_t m = (x & 0x7fffffu) | 0x800000u;
-    uint32_t r = m >> shift;
-    const uint32_t rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-    if (rem > half || (rem == half && (r & 1u))) r++;
-    return (uint16_t)(sign | r);
-}
-
-static uint16_t float_to_bfloat16(float f)
-{
-    const uint32_t u = f32_bits(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) {
-        const uint16_t t = (uint16_t)(u >> 16);
-        return (uint16_t)((t & 0x7fu) ? t : (t | 0x40u));
-    }
-    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 rsm_value rsm_load(redscan_dtype d, const void *p)
 {
     rsm_value v, r;
@@ -104,8 +36,8 @@ rsm_value rsm_load(redscan_dtype d, const void *p)
     case REDSCAN_UINT8: r.u32 = v.u8; return r;
     case REDSCAN_INT16: r.i32 = v.i16; return r;
     case REDSCAN_UINT16: r.u32 = v.u16; return r;
-    case REDSCAN_FLOAT16: r.f32 = half_to_float(v.u16); return r;
-    case REDSCAN_BFLOAT16: r.f32 = f32_from((uint32_t)v.u16 << 16); return r;
+    case REDSCAN_FLOAT16: r.f32 = rs_hc_half_to_float(v.u16); return r;
+    case REDSCAN_BFLOAT16: r.f32 = rs_hc_bfloat16_to_float(v.u16); return r;
     default: return v;
     }
 }
@@ -120,8 +52,8 @@ rsm_value rsm_store(redscan_dtype t, redscan_dtype out, rsm_value v)
     case REDSCAN_UINT8: r.u8 = (uint8_t)v.u32; return r;
     case REDSCAN_INT16:
     case REDSCAN_UINT16: r.u16 = (uint16_t)v.u32; return r;
-    case REDSCAN_FLOAT16: r.u16 = float_to_half(v.f32); return r;
-    case REDSCAN_BFLOAT16: r.u16 = float_to_bfloat16(v.f32); return r;
+    case REDSCAN_FLOAT16: r.u16 = rs_hc_float_to_half(v.f32); return r;
+    case REDSCAN_BFLOAT16: r.u16 = rs_hc_float_to_bfloat16(v.f32); return r;
     default: return v;
     }
 }
@@ -206,8 +138,8 @@ static key key_of(redscan_dtype d, const void *p)
     case REDSCAN_UINT16: k.kind = 1; k.u = v.u16; break;
     case REDSCAN_UINT32: k.kind = 1; k.u = v.u32; break;
     case REDSCAN_UINT64: k.kind = 1; k.u = v.u64; break;
-    case REDSCAN_FLOAT16: k.kind = 2; k.f = half_to_float(v.u16); break;
-    case REDSCAN_BFLOAT16: k.kind = 2; k.f = f32_from((uint32_t)v.u16 << 16); break;
+    case REDSCAN_FLOAT16: k.kind = 2; k.f = rs_hc_half_to_float(v.u16); break;
+    case REDSCAN_BFLOAT16: k.kind = 2; k.f = rs_hc_bfloat16_to_float(v.u16); break;
     case REDSCAN_FLOAT32: k.kind = 2; k.f = v.f32; break;
     case REDSCAN_FLOAT64: k.kind = 2; k.f = v.f64; break;
     default: break;
