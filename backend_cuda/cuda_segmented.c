@@ -55,24 +55,21 @@ static redscan_status rs_seg_check(redscan_ctx *ctx, redscan_dtype offsets_dtype
 /* Blocks for a level of `slots` slots: one warp each, 8 per block, capped as every grid is (never changes bits). */
 static unsigned rs_seg_grid(rs_cuda *c, uint64_t slots) { return rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP / 32)); }
 
-/* The levels of a segmented reduction over S segments of the offsets (kind), with part[0..1] the ping-pong partials
- * of the plan; flags: the call's fault word, zeroed; runs: NULL, or the device word of the real count R <= S (reduce
- * by key's _async form). As rs_seg_reduce_levels of ocl_segmented.c. */
+/* A segmented reduction over S segments of the offsets (kind): seg_short, then seg_tiles per level (rs_cu_seg_reduce),
+ * ws: the three buffers of rs_seg_ws_bytes; flags: the call's fault word, zeroed; runs: NULL, or the device word of the
+ * real count R <= S (reduce by key's _async form). As rs_seg_reduce_levels of ocl_segmented.c. */
 static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, const rs_reduce_req *req, const rs_seg_plan *plan,
                                            const void *in, redscan_dtype kind, const void *offsets, uint64_t S,
-                                           void *const *part, const unsigned *flags, void *out, const void *runs)
+                                           void *const *ws, const unsigned *flags, void *out, const void *runs)
 {
     rs_cuda *c = rs_cuda_of(ctx);
-    for (unsigned level = 0; level < plan->levels; level++) {
-        const void *src = level == 0 ? in : part[(level - 1) % 2];
-        RS_CUDA_TRY(rs_seg_launched(ctx,
-                                    rs_cu_seg_reduce((int)req->dtype, (int)req->out_dtype, (int)req->op, level, src,
-                                                     (int)kind, offsets, S, part[level % 2], out, flags,
-                                                     plan->slots[level], (const unsigned long long *)runs,
-                                                     rs_seg_grid(c, plan->slots[level]), c->stream),
-                                    "seg_reduce"));
-    }
-    return REDSCAN_OK;
+    return rs_seg_launched(ctx,
+                           rs_cu_seg_reduce((int)req->dtype, (int)req->out_dtype, (int)req->op, plan->levels, in,
+                                            (int)kind, offsets, S, plan->tiles, ws[0], ws[1],
+                                            (unsigned long long *)ws[2], out, flags, (const unsigned long long *)runs,
+                                            rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), rs_seg_grid(c, plan->tiles),
+                                            c->stream),
+                           "seg_reduce");
 }
 
 redscan_status rs_cuda_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
@@ -86,16 +83,14 @@ redscan_status rs_cuda_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *r
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "segmented reduce: argument 'out'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
                                       "segmented reduce: argument 'offsets'"));
-    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
-    const size_t count = (size_t)(plan.part_max ? plan.part_max : 1);
-    const size_t bytes[2] = {count * tsize, count * tsize};
-    void *part[2] = {NULL, NULL};
+    size_t bytes[3];
+    rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
+    void *ws[3] = {NULL, NULL, NULL};
     unsigned *flags = NULL;
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 2, bytes, part));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 3, bytes, ws));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
     RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
-    RS_CUDA_TRY(
-        rs_seg_reduce_levels(ctx, req, &plan, in, offsets_dtype, offsets, num_segments, part, flags, out, NULL));
+    RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, offsets_dtype, offsets, num_segments, ws, flags, out, NULL));
     c->seg_pending = 1;
     return REDSCAN_OK;
 }
@@ -223,12 +218,11 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
 }
 
 /* Reduce by key: the runs' offsets (rs_cu_byk_offsets) and the unique keys (rs_cu_byk_gather), then the segmented
- * reduction's levels over the offsets, as rs_ocl_reduce_by_key. Scratch: offsets, block counts, prefixes, run count
- * (the blocking form's; the _async form's goes to `runs`) first, then the two partials, so that the first four keep
- * their places when the partials grow. Blocking: R read back (one 8-byte copy), the partials sized for R segments and
- * the offsets made again if that grew the scratch (see rs_cuda_scan_by_key); R keys and aggregates. _async: the grids
- * and partials sized for n segments (R is not known here), the kernels reading R from `runs` and doing nothing past it
- * (no padding: only offsets[0 .. R] are read); R keys and aggregates too. */
+ * reduction over the offsets, as rs_ocl_reduce_by_key. Scratch: offsets, block counts, prefixes, run count (the
+ * blocking form's; the _async form's goes to `runs`), then the reduction's workspace, whose size depends on n only.
+ * Blocking: R read back (one 8-byte copy), R keys and aggregates. _async: the grids sized for n segments (R is not
+ * known here), the kernels reading R from `runs` and doing nothing past it (only offsets[0 .. R] are read); R keys
+ * and aggregates too. */
 redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
                                      void *in, size_t n, void *unique_keys, void *aggregates, void *runs,
                                      uint64_t *runs_host)
@@ -244,15 +238,15 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
     if (runs) RS_CUDA_TRY(rs_cuda_check_aligned(ctx, runs, 8, "reduce by key: argument 'num_runs'"));
     const int wait_ok = runs_host != NULL;
     const uint64_t nb = rs_div_up((uint64_t)n, RS_SEG_SCAN_TILE);
-    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
     rs_seg_plan plan;
-    rs_seg_plan_make(n, n, &plan); /* _async: n segments; blocking: remade for R below */
-    const size_t t0 = wait_ok ? tsize : (size_t)(plan.part_max ? plan.part_max : 1) * tsize;
-    size_t bytes[6] = {((size_t)n + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8, t0, t0};
-    void *part[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    rs_seg_plan_make(n, n, &plan);
+    /* offsets, counts, prefixes, run count, then the reduction's workspace (its size depends on n only) */
+    size_t bytes[7] = {((size_t)n + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8, 0, 0, 0};
+    rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes + 4);
+    void *part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     unsigned *flags = NULL;
     const unsigned grid_blocks = rs_cuda_grid_for(c, nb), grid_pad = 0; /* no byk_pad */
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 6, bytes, part));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
     void *count = wait_ok ? part[3] : runs;
     RS_CUDA_TRY(rs_seg_launched(ctx,
                                 rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], count, 0,
@@ -263,16 +257,6 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
         cudaError_t err = cudaMemcpyAsync(&S, count, sizeof S, cudaMemcpyDeviceToHost, c->stream);
         if (err == cudaSuccess) err = cudaStreamSynchronize(c->stream);
         if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemcpyAsync (reduce by key: run count)");
-        rs_seg_plan_make(n, S, &plan);
-        bytes[4] = bytes[5] = (size_t)(plan.part_max ? plan.part_max : 1) * tsize;
-        const size_t had = c->scratch_bytes;
-        RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 6, bytes, part));
-        count = part[3];
-        if (c->scratch_bytes != had) /* a new allocation: the offsets are gone (its size tells, not its address) */
-            RS_CUDA_TRY(rs_seg_launched(ctx,
-                                        rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], count, 0,
-                                                          grid_blocks, grid_pad, c->stream),
-                                        "byk_offsets"));
     }
     RS_CUDA_TRY(rs_seg_launched(ctx,
                                 rs_cu_byk_gather((int)key_dtype, keys, part[0], count, unique_keys,

@@ -80,33 +80,43 @@ static size_t rs_seg_groups(redscan_ctx *ctx, uint64_t slots)
     return rs_ocl_groups_for(rs_ocl_of(ctx), rs_div_up(slots, RS_GROUP / 32));
 }
 
-/* The levels of a segmented reduction (seg_reduce_in, then seg_reduce_t or _in) over S segments of the offsets
- * (kind), with part[0..1] the ping-pong partials of the plan; flags: the call's fault word, zeroed. runs: NULL (S is
- * the count), or a buffer whose first uint64 is the real count R <= S, read by the kernels (reduce by key's _async
- * form: S and the plan are the host's bounds for n segments, the kernels stop at R; kernels_cl/segmented.cl,
- * rs_seg_live). */
+/* A segmented reduction (kernels_cl/segmented.cl): seg_short for every segment of up to a tile, then, when the input
+ * is longer than a tile (plan->levels > 1), seg_tiles at levels 0 .. levels - 1 for the longer ones. ws: the three
+ * scratch buffers of rs_seg_ws_bytes (A: level-1 values, B: level 2 and later, marks); flags: the call's fault word,
+ * zeroed. runs: NULL (S is the count), or a buffer whose first uint64 is the real count R <= S, read by the kernels
+ * (reduce by key's _async form: S is the host's bound, n; the kernels stop at R). */
 static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program, const rs_reduce_req *req,
                                            const rs_seg_plan *plan, cl_mem in, cl_mem offsets, cl_uint kind,
-                                           cl_ulong S, const cl_mem *part, cl_mem flags, cl_mem out, cl_mem runs)
+                                           cl_ulong S, const cl_mem *ws, cl_mem flags, cl_mem out, cl_mem runs)
 {
-    const char *name_in = "seg_reduce_in";
-    const char *name_t = rs_ocl_has_t_kernels(req->dtype, req->out_dtype) ? "seg_reduce_t" : name_in;
-    cl_kernel k_in = NULL, k_t = NULL;
-    redscan_status st = rs_ocl_kernel(ctx, program, name_in, &k_in);
-    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
-    for (unsigned level = 0; st == REDSCAN_OK && level < plan->levels; level++) {
-        const cl_mem src = level == 0 ? in : part[(level - 1) % 2], dst = part[level % 2];
-        const cl_uint lv = level;
-        const cl_ulong slots = plan->slots[level];
-        cl_kernel k = level == 0 ? k_in : k_t;
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof lv,
-                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof slots, sizeof(cl_mem)};
+    const char *name_in = "seg_tiles_in";
+    const char *name_t = rs_ocl_has_t_kernels(req->dtype, req->out_dtype) ? "seg_tiles_t" : name_in;
+    cl_kernel k_short = NULL, k_in = NULL, k_t = NULL;
+    redscan_status st = rs_ocl_kernel(ctx, program, "seg_short", &k_short);
+    if (st == REDSCAN_OK) {
         /* a NULL cl_mem gives the kernel a NULL pointer (clSetKernelArg) */
-        const void *values[] = {&src, &offsets, &kind, &S, &lv, &dst, &out, &flags, &slots, &runs};
-        const char *name = level == 0 ? name_in : name_t;
-        st = rs_set_args(ctx, k, name, 10, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_seg_groups(ctx, slots), name);
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S,
+                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&in, &offsets, &kind, &S, &out, &flags, &runs};
+        st = rs_set_args(ctx, k_short, "seg_short", 7, sizes, values);
+        if (st == REDSCAN_OK)
+            st = rs_ocl_launch(ctx, k_short, rs_ocl_groups_for(rs_ocl_of(ctx), rs_div_up(S, RS_GROUP)), "seg_short");
     }
+    if (st == REDSCAN_OK && plan->levels > 1) st = rs_ocl_kernel(ctx, program, name_in, &k_in);
+    if (st == REDSCAN_OK && plan->levels > 1) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
+    const cl_ulong tiles = plan->tiles;
+    for (unsigned level = 0; st == REDSCAN_OK && plan->levels > 1 && level < plan->levels; level++) {
+        const cl_mem src = level == 0 ? in : ws[level == 1 ? 0 : 1], dst = ws[level == 0 ? 0 : 1];
+        const cl_uint lv = level;
+        cl_kernel k = level == 0 ? k_in : k_t;
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,    sizeof S,       sizeof lv,     sizeof tiles,
+                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&src, &offsets, &kind, &S, &lv, &tiles, &dst, &out, &ws[2], &flags, &runs};
+        const char *name = level == 0 ? name_in : name_t;
+        st = rs_set_args(ctx, k, name, 11, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_seg_groups(ctx, tiles), name);
+    }
+    if (k_short) clReleaseKernel(k_short);
     if (k_in) clReleaseKernel(k_in);
     if (k_t) clReleaseKernel(k_t);
     return st;
@@ -119,21 +129,20 @@ redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *re
     rs_seg_plan_make(in_n, num_segments, &plan);
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED, req->dtype, req->out_dtype, req->op, &program));
-    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
-    const size_t bytes[2] = {(size_t)(plan.part_max ? plan.part_max : 1) * tsize,
-                             (size_t)(plan.part_max ? plan.part_max : 1) * tsize};
-    cl_mem part[2] = {NULL, NULL}, flags = NULL, sticky = NULL;
-    redscan_status st = rs_ocl_scratch_split(ctx, plan.levels > 1 ? 2 : 1, bytes, part);
+    size_t bytes[3];
+    rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
+    cl_mem ws[3] = {NULL, NULL, NULL}, flags = NULL, sticky = NULL;
+    redscan_status st = rs_ocl_scratch_split(ctx, 3, bytes, ws);
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
     const cl_uint kind = (cl_uint)offsets_dtype;
     const cl_ulong S = num_segments;
     if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
     if (st == REDSCAN_OK)
-        st = rs_seg_reduce_levels(ctx, program, req, &plan, (cl_mem)in, (cl_mem)offsets, kind, S, part, flags,
+        st = rs_seg_reduce_levels(ctx, program, req, &plan, (cl_mem)in, (cl_mem)offsets, kind, S, ws, flags,
                                   (cl_mem)out, NULL);
     if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
-    for (int i = 0; i < 2; i++)
-        if (part[i]) clReleaseMemObject(part[i]);
+    for (int i = 0; i < 3; i++)
+        if (ws[i]) clReleaseMemObject(ws[i]);
     return st;
 }
 
@@ -351,12 +360,11 @@ redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, reds
 
 /* Reduce by key (docs/ALGORITHMS.md, "Reduce by key"): the runs' offsets by rs_byk_offsets and the unique keys by
  * byk_gather, from the segmented_scan program of (INT32, INT32, SUM) whatever the call's types (those kernels read
- * only keys and counts: one program serves every call), then the segmented reduction's levels over the offsets (the
- * call's segmented program). Scratch slots: 0-1 the partials, 2 the offsets, 3-4 the block counts and prefixes, 5 the
- * run count of the blocking form (the _async form's goes to `runs`). Blocking: R read back, the partials sized for R
- * segments (slots 2..5 keep their size and data), R keys and aggregates. _async: the grids and partials sized for n
- * segments (R is not known here), the kernels reading R from `runs` and doing nothing past it (no padding of the
- * offsets: only offsets[0 .. R] are read); R keys and aggregates too. */
+ * only keys and counts: one program serves every call), then the segmented reduction over the offsets (the call's
+ * segmented program). Scratch slots: 0-2 the reduction's workspace (its size depends on n only), 3 the offsets, 4-5
+ * the block counts and prefixes, 6 the run count of the blocking form (the _async form's goes to `runs`). Blocking:
+ * R read back, R keys and aggregates. _async: the grids sized for n segments (R is not known here), the kernels
+ * reading R from `runs` and doing nothing past it (only offsets[0 .. R] are read); R keys and aggregates too. */
 redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
                                     void *in, size_t n, void *unique_keys, void *aggregates, void *runs,
                                     uint64_t *runs_host)
@@ -368,44 +376,35 @@ redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, 
     const int wait_ok = runs_host != NULL;
     const cl_ulong N = n, nb = rs_div_up(n, RS_SEG_SCAN_TILE);
     const cl_uint kkind = (cl_uint)key_dtype, kind = (cl_uint)REDSCAN_UINT64;
-    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
     rs_seg_plan plan;
-    rs_seg_plan_make(n, n, &plan); /* _async: n segments; blocking: remade for R below */
-    const size_t t0 = wait_ok ? tsize : (size_t)(plan.part_max ? plan.part_max : 1) * tsize;
-    size_t bytes[6] = {t0, t0, (size_t)(N + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8};
-    cl_mem part[6] = {NULL, NULL, NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
+    rs_seg_plan_make(n, n, &plan);
+    size_t bytes[7];
+    rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
+    bytes[3] = (size_t)(N + 1) * 8;
+    bytes[4] = bytes[5] = (size_t)nb * 8;
+    bytes[6] = 8;
+    cl_mem part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
     cl_kernel kg = NULL;
-    redscan_status st = rs_ocl_scratch_split(ctx, wait_ok ? 6 : 5, bytes, part);
-    const cl_mem count = wait_ok ? part[5] : (cl_mem)runs;
+    redscan_status st = rs_ocl_scratch_split(ctx, wait_ok ? 7 : 6, bytes, part);
+    const cl_mem count = wait_ok ? part[6] : (cl_mem)runs;
     if (st == REDSCAN_OK)
-        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[2], part[3], part[4], count, 0);
+        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[3], part[4], part[5], count, 0);
     cl_ulong S = N;
-    if (st == REDSCAN_OK && wait_ok) {
-        st = rs_byk_read_runs(ctx, count, &S, "clEnqueueReadBuffer (reduce by key: run count)");
-        if (st == REDSCAN_OK) {
-            rs_seg_plan_make(n, S, &plan);
-            bytes[0] = bytes[1] = (size_t)(plan.part_max ? plan.part_max : 1) * tsize;
-            for (int i = 0; i < 2; i++) {
-                clReleaseMemObject(part[i]);
-                part[i] = NULL;
-            }
-            st = rs_ocl_scratch_split(ctx, 2, bytes, part); /* slots 0-1 only: 2..5 keep their data */
-        }
-    }
+    if (st == REDSCAN_OK && wait_ok) st = rs_byk_read_runs(ctx, count, &S, "clEnqueueReadBuffer (reduce by key: run count)");
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, p_keys, "byk_gather", &kg);
     if (st == REDSCAN_OK) {
         const cl_mem kb = (cl_mem)keys, uk = (cl_mem)unique_keys;
         const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&kb, &kkind, &part[2], &count, &uk};
+        const void *values[] = {&kb, &kkind, &part[3], &count, &uk};
         st = rs_set_args(ctx, kg, "byk_gather", 5, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kg, rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), "byk_gather");
     }
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky); /* no seg_check; the kernels read the word */
     if (st == REDSCAN_OK)
-        st = rs_seg_reduce_levels(ctx, p_reduce, req, &plan, (cl_mem)in, part[2], kind, S, part, flags,
+        st = rs_seg_reduce_levels(ctx, p_reduce, req, &plan, (cl_mem)in, part[3], kind, S, part, flags,
                                   (cl_mem)aggregates, wait_ok ? NULL : count);
     if (st == REDSCAN_OK && wait_ok) *runs_host = S;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 7; i++)
         if (part[i]) clReleaseMemObject(part[i]);
     if (kg) clReleaseKernel(kg);
     return st;

@@ -39,6 +39,8 @@
 #define RS_SEG_LANES 32
 #define RS_SEG_ROWS (RS_GROUP / RS_SEG_LANES) /* 8: rows of a lane, and warps of a group */
 #define RS_SEG_PAD ((ulong)-1)
+#define RS_SEG_SHORT 32 /* seg_short: a segment of up to this many elements is one work-item's */
+#define RS_SEG_NONE ((ulong)-1) /* first / cont: no segment */
 
 /* The faults seg_check records (bits of flags[0] / flags[1]); backend_*: RS_SEG_FAULT_*. */
 #define RS_SEG_DECREASING 1u
@@ -96,6 +98,9 @@ inline void rs_seg_live(global const void *offsets, uint kind, uint level, globa
     *S = R;
     if (k < *slots) *slots = k;
 }
+
+/* The live segment count: the host's S, or the device word of reduce by key's _async form (R <= S). */
+inline ulong rs_seg_count(global const ulong *runs, ulong S) { return runs && *runs < S ? *runs : S; }
 
 /* What slot j of level `level` does: its segment *seg, chunk start *base (into the level's values) and element count
  * *cnt; returns 0 (nothing), 1 (a partial into slot j), 2 (the segment's result), 3 (an empty segment's result). */
@@ -157,50 +162,221 @@ inline int rs_seg_slot(global const void *offsets, uint kind, ulong S, uint leve
 #define RS_SEG_EMPTY IDENTITY
 #endif
 
-#define RS_SEG_REDUCE_BODY(CVT)                                                                                 \
-    T acc[RS_SEG_ROWS];                                                                                       \
-    for (uint r = 0; r < RS_SEG_ROWS; r++) acc[r] = IDENTITY;                                                 \
-    if (what == 1 || what == 2) {                                                                             \
-        for (uint r = 0; r < RS_SEG_ROWS; r++) {                                                              \
-            const uint tt = lane + RS_SEG_LANES * r; /* the work-item of the tile this row stands for */     \
-            for (uint k = 0; k < RS_SEG_K; k++)                                                               \
-                for (uint v = 0; v < RS_SEG_V; v++) {                                                         \
-                    const ulong i = k * RS_GROUP * RS_SEG_V + tt * RS_SEG_V + v;                              \
-                    acc[r] = rs_combine(acc[r], i < cnt ? CVT(src[base + i]) : IDENTITY);                \
-                }                                                                                             \
-        }                                                                                                     \
-        for (uint r = 0; r < 4; r++) acc[r] = rs_combine(acc[r], acc[r + 4]); /* s = 128 */                  \
-        for (uint r = 0; r < 2; r++) acc[r] = rs_combine(acc[r], acc[r + 2]); /* s = 64 */                   \
-        acc[0] = rs_combine(acc[0], acc[1]);                                  /* s = 32 */                   \
-    }                                                                                                         \
-    l[t] = acc[0];                                                                                            \
-    for (uint s = RS_SEG_LANES / 2; s > 0; s >>= 1) {                                                         \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
-        if (lane < s) l[t] = rs_combine(l[t], l[t + s]);                                                      \
-    }                                                                                                         \
-    if (lane == 0) {                                                                                          \
-        const T v = l[t];                                                                                     \
-        if (what == 1) part[j] = RS_OUT(v);                                                                   \
-        else if (what == 2) out[seg] = RS_STORE(RS_OUT(v));                                                   \
-        else if (what == 3) out[seg] = RS_STORE(RS_SEG_EMPTY);                                                \
+/* The coarsened tile expression of cnt <= RS_SEG_TILE values, value i = CVT(src[IDX(i)]), by the team of 32
+ * work-items (lane = 0..31): lane j stands for the tile's work-items j + 32r (r = 0..7) and folds their values
+ * (k outer, v inner; each row has its own accumulator, so the loop order of r and k changes nothing); values past
+ * cnt are the identity and are skipped (x (+) identity == x exactly for every op: -0.0 for float sums, +-inf for
+ * min / max with ties to the left). Then levels s = 128, 64, 32 of the tree combine the lane's rows. */
+#define RS_SEG_TEAM_FOLD(acc, cnt, CVT, IDX)                                                                    \
+    for (uint r = 0; r < RS_SEG_ROWS; r++) acc[r] = IDENTITY;                                               \
+    for (uint k = 0; (ulong)k * RS_GROUP * RS_SEG_V < (cnt); k++)                                          \
+        for (uint r = 0; r < RS_SEG_ROWS; r++) {                                                            \
+            const uint tt = lane + RS_SEG_LANES * r; /* the work-item of the tile this row stands for */   \
+            for (uint v = 0; v < RS_SEG_V; v++) {                                                           \
+                const ulong i = (ulong)k * RS_GROUP * RS_SEG_V + tt * RS_SEG_V + v;                         \
+                if (i < (cnt)) acc[r] = rs_combine(acc[r], CVT(src[IDX(i)]));                                   \
+            }                                                                                               \
+        }                                                                                                   \
+    for (uint r = 0; r < 4; r++) acc[r] = rs_combine(acc[r], acc[r + 4]); /* s = 128 */                    \
+    for (uint r = 0; r < 2; r++) acc[r] = rs_combine(acc[r], acc[r + 2]); /* s = 64 */                     \
+    acc[0] = rs_combine(acc[0], acc[1]);                                  /* s = 32 */
+
+/* Levels s = 16 .. 1 of the tree across the team's lanes in local memory (rs_tree_seq's operands and order); the
+ * team's result is returned to lane 0. Every work-item of the group calls it (barriers). */
+inline T rs_seg_team_tree(local T *l, uint t, uint lane, T v)
+{
+    barrier(CLK_LOCAL_MEM_FENCE); /* the previous tree's reads are done */
+    l[t] = v;
+    for (uint s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lane < s) l[t] = rs_combine(l[t], l[t + s]);
+    }
+    return l[t];
+}
+
+/* The tile expression of a segment of len <= RS_SEG_SHORT values by one work-item: the tile's work-items 0..7 hold
+ * four values each (the others hold the identity), so levels s = 128 .. 8 of the tree combine with the identity
+ * and change nothing, and s = 4, 2, 1 remain. */
+#define RS_SEG_SERIAL(res, len, IDX)                                                                       \
+    {                                                                                                       \
+        T a_[8];                                                                                            \
+        for (uint r = 0; r < 8; r++) a_[r] = IDENTITY;                                                      \
+        for (uint i = 0; i < RS_SEG_SHORT; i++)                                                             \
+            if (i < (len)) a_[i / RS_SEG_V] = rs_combine(a_[i / RS_SEG_V], RS_CVT_IN(src[IDX(i)]));                        \
+        for (uint r = 0; r < 4; r++) a_[r] = rs_combine(a_[r], a_[r + 4]);                                  \
+        for (uint r = 0; r < 2; r++) a_[r] = rs_combine(a_[r], a_[r + 2]);                                  \
+        res = rs_combine(a_[0], a_[1]);                                                                     \
     }
 
-/* CVT: RS_CVT_IN or RS_CVT_T (the name is passed, not X pasted: X is expanded on its way into the loop) */
-/* runs: NULL (S is the segment count) or the device word holding it (reduce by key; S, slots the host's bounds) */
-#define RS_SEG_REDUCE_KERNEL(NAME, X, CVT)                                                                     \
+/* seg_short: level 0 for every segment of up to RS_SEG_TILE elements, segment-major. Group g takes batches g,
+ * g + G, ... of 256 consecutive segments, one per work-item, reading offsets[s] and offsets[s+1] (coalesced): an
+ * empty segment stores RS_SEG_EMPTY, one of up to RS_SEG_SHORT elements is reduced by its work-item alone
+ * (RS_SEG_SERIAL), one of up to RS_SEG_TILE goes to the batch's list in local memory, whose entries the group's 8
+ * teams then take in turn (the tile expression, RS_SEG_TEAM_FOLD). Longer segments are seg_tiles' work. The order
+ * of the list (atomic_inc) changes no bits: each segment's result depends on its own values only. */
+#define RS_SEG_SHORT_KERNEL(NAME, X, CVT)                                                                      \
     kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void NAME(                                    \
-        global const X *src, global const void *offsets, uint kind, ulong S_bound, uint level, global T *part, \
-        global OUT_T *out, global const uint *flags, ulong slots_bound, global const ulong *runs)              \
+        global const X *src, global const void *offsets, uint kind, ulong S_bound, global OUT_T *out,          \
+        global const uint *flags, global const ulong *runs)                                                    \
     {                                                                                                          \
         local T l[RS_GROUP];                                                                                   \
-        ulong S = S_bound, slots = slots_bound;                                                                \
-        rs_seg_live(offsets, kind, level, runs, &S, &slots); /* first: the padded slots end here */            \
-        RS_SEG_LOOP(level, RS_SEG_REDUCE_BODY(CVT))                                                            \
+        local ulong l_seg[RS_GROUP], l_base[RS_GROUP];                                                         \
+        local uint l_len[RS_GROUP], l_n;                                                                       \
+        const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;                        \
+        if (flags[0]) return; /* faulty offsets (seg_check): write nothing; uniform */                        \
+        const ulong S = rs_seg_count(runs, S_bound);                                                           \
+        const ulong batches = (S + RS_GROUP - 1) / RS_GROUP;                                                   \
+        for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {                                 \
+            if (t == 0) l_n = 0;                                                                               \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                      \
+            const ulong s = b * RS_GROUP + t;                                                                  \
+            if (s < S) {                                                                                       \
+                const ulong o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;      \
+                if (len == 0) {                                                                                \
+                    out[s] = RS_STORE(RS_SEG_EMPTY);                                                           \
+                } else if (len <= RS_SEG_SHORT) {                                                              \
+                    T res;                                                                                     \
+                    RS_SEG_SERIAL(res, len, RS_SEG_IDX_AT)                                                    \
+                    out[s] = RS_STORE(RS_OUT(res));                                                            \
+                } else if (len <= RS_SEG_TILE) {                                                               \
+                    const uint at = atomic_inc(&l_n);                                                          \
+                    l_seg[at] = s;                                                                             \
+                    l_base[at] = o;                                                                            \
+                    l_len[at] = (uint)len;                                                                     \
+                }                                                                                              \
+            }                                                                                                  \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                      \
+            const uint m = l_n; /* the same in every work-item */                                            \
+            for (uint e0 = 0; e0 < m; e0 += RS_SEG_ROWS) {                                                     \
+                const uint e = e0 + w;                                                                         \
+                const ulong base = e < m ? l_base[e] : 0, cnt = e < m ? l_len[e] : 0;                         \
+                T acc[RS_SEG_ROWS];                                                                            \
+                RS_SEG_TEAM_FOLD(acc, cnt, CVT, RS_SEG_IDX_BASE)                                                   \
+                const T v = rs_seg_team_tree(l, t, lane, acc[0]);                                              \
+                if (lane == 0 && e < m) out[l_seg[e]] = RS_STORE(RS_OUT(v));                                   \
+            }                                                                                                  \
+            barrier(CLK_LOCAL_MEM_FENCE); /* l_n and the list are rewritten by the next batch */             \
+        }                                                                                                      \
     }
+#define RS_SEG_IDX_AT(i) (o + (i))
+#define RS_SEG_IDX_BASE(i) (base + (i))
+RS_SEG_SHORT_KERNEL(seg_short, IN_T, RS_CVT_IN)
 
-RS_SEG_REDUCE_KERNEL(seg_reduce_in, IN_T, RS_CVT_IN)
+/* Where value i of segment s's level-l values lives (l >= 1; q0 = offsets[s] / RS_SEG_TILE, the tile of its
+ * start; two buffers of 2 x tiles values: A holds level 1, B levels 2, 3, ... in alternate halves). Level 1 (the
+ * chunk partials of level 0): chunk c's partial is stored by the team of tile q0 + c, at 2 (q0 + c) + 1 for c = 0 and
+ * 2 (q0 + c) for c >= 1 (a tile holds the first chunk of at most one segment longer than a tile and a later chunk of
+ * at most one). Level l >= 2 (only a segment longer than RS_SEG_TILE^(l-1) has one): value i at (l % 2) tiles + q0 +
+ * i, inside the segment's own tiles [q0, q0 + len_1 - 1), so no two segments' values meet. */
+inline ulong rs_seg_vidx(uint level, ulong tiles, ulong q0, ulong i)
+{
+    return level == 1 ? 2 * (q0 + i) + (i == 0) : (level % 2) * tiles + q0 + i;
+}
+
+/* The number of offsets[0 .. S] that are <= p, found from lo (offsets[i] <= p for i < lo) by the team: each round
+ * its 32 lanes probe 32 points of [lo, hi) spread evenly and the range shrinks 33-fold, `rounds` rounds (enough for
+ * S + 1 offsets, the same in every team: barriers). active = 0: the team probes nothing. l_hit: RS_GROUP uints. */
+inline ulong rs_seg_find(global const void *offsets, uint kind, ulong S, ulong p, ulong lo, int active, uint rounds,
+                         local uint *l_hit, uint t, uint lane)
+{
+    ulong hi = S + 1;
+    for (uint r = 0; r < rounds; r++) {
+        const ulong d = hi - lo, x = lo + ((lane + 1) * d) / 33;
+        l_hit[t] = active && d > 0 && rs_seg_off(offsets, kind, x) <= p;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint k = 0;
+        for (uint j = 0; j < RS_SEG_LANES; j++) k += l_hit[t - lane + j];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (active && d > 0) {
+            const ulong x_lo = lo + ((ulong)k * d) / 33, x_hi = lo + ((ulong)(k + 1) * d) / 33;
+            if (k > 0) lo = x_lo + 1; /* x_{k-1} */
+            if (k < RS_SEG_LANES) hi = x_hi;
+        }
+    }
+    return lo;
+}
+
+/* seg_tiles: the segments longer than RS_SEG_TILE, tile by tile. A tile q is RS_SEG_TILE elements of the level-0
+ * index space (tiles = ceil(n / TILE)); a team takes tile q and does at most two chunks: a later chunk (c >= 1) of
+ * the segment that contains element q * TILE, and the first chunk of the segment that starts inside the tile and is
+ * longer than it. Level 0 finds them with two searches of the offsets (rs_seg_find: 2 x about log33(S) rounds,
+ * per tile, not per segment) and records them in marks: first[q] = marks[q], cont[q] = marks[tiles + q]
+ * (RS_SEG_NONE when none); level l >= 1 reads
+ * them back: the team of tile q0 + c does chunk c of the segment's level-l values, if it has one. A chunk's value
+ * goes to the segment's output when the level holds at most one chunk, else to dst at rs_seg_vidx(level + 1, ..). */
+#define RS_SEG_TILES_KERNEL(NAME, X, CVT)                                                                      \
+    kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void NAME(                                    \
+        global const X *src, global const void *offsets, uint kind, ulong S_bound, uint level, ulong tiles,     \
+        global T *dst, global OUT_T *out, global ulong *marks, global const uint *flags,                       \
+        global const ulong *runs)                                                                              \
+    {                                                                                                          \
+        local T l[RS_GROUP];                                                                                   \
+        local uint l_hit[RS_GROUP], l_any;                                                                     \
+        const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;                        \
+        if (flags[0]) return;                                                                                  \
+        const ulong S = rs_seg_count(runs, S_bound), end = rs_seg_off(offsets, kind, S);                       \
+        uint rounds = 1;                                                                                       \
+        for (ulong d = S + 1; d > RS_SEG_LANES; d /= 33) rounds++;                                             \
+        const ulong batches = (tiles + RS_SEG_ROWS - 1) / RS_SEG_ROWS;                                         \
+        for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {                                 \
+            const ulong q = b * RS_SEG_ROWS + w;                                                               \
+            ulong seg[2] = {RS_SEG_NONE, RS_SEG_NONE}; /* [0]: a later chunk, [1]: a first chunk */          \
+            if (level == 0) {                                                                                  \
+                const ulong p = q * RS_SEG_TILE;                                                               \
+                const int active = q < tiles && p < end;                                                       \
+                const ulong pe = active && end - p > RS_SEG_TILE ? p + RS_SEG_TILE - 1 : end - 1;             \
+                const ulong ca = rs_seg_find(offsets, kind, S, p, 0, active, rounds, l_hit, t, lane);          \
+                const ulong cb = rs_seg_find(offsets, kind, S, pe, ca, active, rounds, l_hit, t, lane);        \
+                if (active && ca > 0) {                                                                        \
+                    const ulong sa = ca - 1, o = rs_seg_off(offsets, kind, sa);                                \
+                    const ulong len = rs_seg_off(offsets, kind, sa + 1) - o;                                   \
+                    if (len > RS_SEG_TILE && o + len > p) seg[o == p] = sa;                                    \
+                }                                                                                              \
+                if (active && cb > ca) {                                                                       \
+                    const ulong sb = cb - 1, o = rs_seg_off(offsets, kind, sb);                                \
+                    if (rs_seg_off(offsets, kind, sb + 1) - o > RS_SEG_TILE) seg[1] = sb;                      \
+                }                                                                                              \
+                if (lane == 0 && q < tiles) {                                                                  \
+                    marks[tiles + q] = seg[0];                                                                 \
+                    marks[q] = seg[1];                                                                         \
+                }                                                                                              \
+            } else if (q < tiles) {                                                                            \
+                seg[0] = marks[tiles + q];                                                                     \
+                seg[1] = marks[q];                                                                             \
+            }                                                                                                  \
+            for (uint h = 0; h < 2; h++) {                                                                     \
+                ulong s = seg[h], c = 0, cnt = 0, q0 = 0, lenl = 0, o = 0;                                     \
+                if (s != RS_SEG_NONE) {                                                                        \
+                    o = rs_seg_off(offsets, kind, s);                                                          \
+                    q0 = o / RS_SEG_TILE;                                                                      \
+                    c = h == 1 ? 0 : q - q0;                                                                   \
+                    lenl = rs_seg_len(rs_seg_off(offsets, kind, s + 1) - o, level);                            \
+                    if (lenl > 1 && c * RS_SEG_TILE < lenl)                                                    \
+                        cnt = lenl - c * RS_SEG_TILE < RS_SEG_TILE ? lenl - c * RS_SEG_TILE : RS_SEG_TILE;     \
+                }                                                                                              \
+                if (t == 0) l_any = 0;                                                                         \
+                barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+                if (cnt) atomic_or(&l_any, 1u);                                                                \
+                barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+                if (l_any) { /* uniform: a group of teams with nothing skips the tree */                     \
+                    const ulong cb = c * RS_SEG_TILE;                                                          \
+                    T acc[RS_SEG_ROWS];                                                                        \
+                    RS_SEG_TEAM_FOLD(acc, cnt, CVT, RS_SEG_IDX_TILE)                                               \
+                    const T v = rs_seg_team_tree(l, t, lane, acc[0]);                                          \
+                    if (lane == 0 && cnt) {                                                                    \
+                        if (lenl <= RS_SEG_TILE) out[s] = RS_STORE(RS_OUT(v));                                 \
+                        else dst[rs_seg_vidx(level + 1, tiles, q0, c)] = RS_OUT(v);                                 \
+                    }                                                                                          \
+                }                                                                                              \
+                barrier(CLK_LOCAL_MEM_FENCE); /* l_any is rewritten */                                       \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+/* level 0 reads the input from the chunk's start, level l >= 1 the level's values where rs_seg_vidx puts them */
+#define RS_SEG_IDX_TILE(i) (level == 0 ? o + cb + (i) : rs_seg_vidx(level, tiles, q0, cb + (i)))
+RS_SEG_TILES_KERNEL(seg_tiles_in, IN_T, RS_CVT_IN)
 #if RS_T_KERNELS
-RS_SEG_REDUCE_KERNEL(seg_reduce_t, T, RS_CVT_T)
+RS_SEG_TILES_KERNEL(seg_tiles_t, T, RS_CVT_T)
 #endif
 
 #else

@@ -22,6 +22,8 @@
 #define RS_SEG_LANES 32
 #define RS_SEG_ROWS (RS_GROUP / RS_SEG_LANES)
 #define RS_SEG_PAD (~0ull)
+#define RS_SEG_SHORT 32    /* seg_short: a segment of up to this many elements is one thread's */
+#define RS_SEG_NONE (~0ull) /* marks: no segment */
 
 #define RS_SEG_DECREASING 1u /* RS_SEG_FAULT_* of api/src/backend.h */
 #define RS_SEG_NEGATIVE 2u
@@ -77,6 +79,9 @@ __device__ __forceinline__ void rs_seg_live(const void *offsets, int kind, unsig
     if (k < *slots) *slots = k;
 }
 
+/* rs_seg_count of segmented.cl: the host's S, or the device word of reduce by key's _async form (R <= S). */
+__device__ __forceinline__ rs_u64 rs_seg_count(const rs_u64 *runs, rs_u64 S) { return runs && *runs < S ? *runs : S; }
+
 /* rs_seg_slot of segmented.cl: 0 nothing, 1 a partial into slot j, 2 the segment's result, 3 an empty segment. */
 __device__ __forceinline__ int rs_seg_slot(const void *offsets, int kind, rs_u64 S, unsigned level, rs_u64 j,
                                            rs_u64 *seg, rs_u64 *base, rs_u64 *cnt)
@@ -120,48 +125,180 @@ template <typename T, class Op> __device__ __forceinline__ T rs_seg_empty_for(co
 
 /* ---------------------------------------------------------------- reduce */
 
-template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP)
-    seg_reduce(Src src, const void *offsets, int kind, rs_u64 S, unsigned level, T *part, Dst out,
-               const unsigned *flags, rs_u64 slots, const rs_u64 *runs)
+/* The coarsened tile expression of cnt <= RS_SEG_TILE values, value i = src[idx(i)], by one warp (RS_SEG_TEAM_FOLD
+ * and rs_seg_team_tree of segmented.cl): lane j stands for the tile's threads j + 32r (r = 0..7) and folds their
+ * values (k outer, v inner; each row has its own accumulator); values past cnt are the identity and are skipped
+ * (x (+) identity == x exactly for every op); levels s = 128, 64, 32 combine the lane's rows, s = 16 .. 1 go through
+ * shuffles. The result is lane 0's. A full chunk takes the loop without bounds checks. */
+template <typename T, class Op, typename Src, class Idx>
+__device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx idx)
 {
-    rs_seg_live(offsets, kind, level, runs, &S, &slots); /* first: the padded slots end here */
-    if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
-    const unsigned lane = threadIdx.x % RS_SEG_LANES;
-    const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS;
-    for (rs_u64 j = blockIdx.x * (rs_u64)RS_SEG_ROWS + threadIdx.x / RS_SEG_LANES; j < slots; j += warps) {
-        rs_u64 seg = 0, base = 0, cnt = 0;
-        const int what = rs_seg_slot(offsets, kind, S, level, j, &seg, &base, &cnt); /* the same in every lane */
-        if (what == 0) continue;
-        if (what == 3) {
-            if (lane == 0) rs_put(out, seg, rs_seg_empty_for<T, Op>(out));
-            continue;
-        }
-        T acc[RS_SEG_ROWS];
+    T acc[RS_SEG_ROWS];
 #pragma unroll
-        for (unsigned r = 0; r < RS_SEG_ROWS; r++) {
-            const unsigned tt = lane + RS_SEG_LANES * r; /* the tile's thread this row stands for */
-            acc[r] = Op::identity();
-            for (unsigned k = 0; k < RS_SEG_K; k++)
+    for (unsigned r = 0; r < RS_SEG_ROWS; r++) acc[r] = Op::identity();
+    if (cnt == RS_SEG_TILE) {
+#pragma unroll 1
+        for (unsigned k = 0; k < RS_SEG_K; k++) /* 32 loads in flight per lane, not 128: registers */
+#pragma unroll
+            for (unsigned r = 0; r < RS_SEG_ROWS; r++)
+#pragma unroll
+                for (unsigned v = 0; v < RS_SEG_V; v++)
+                    acc[r] = Op::combine(
+                        acc[r], rs_load<T>(src, idx(k * RS_GROUP * RS_SEG_V + (lane + RS_SEG_LANES * r) * RS_SEG_V + v)));
+    } else {
+        for (unsigned k = 0; (rs_u64)k * RS_GROUP * RS_SEG_V < cnt; k++)
+#pragma unroll
+            for (unsigned r = 0; r < RS_SEG_ROWS; r++)
 #pragma unroll
                 for (unsigned v = 0; v < RS_SEG_V; v++) {
-                    const rs_u64 i = k * RS_GROUP * RS_SEG_V + tt * RS_SEG_V + v;
-                    acc[r] = Op::combine(acc[r], i < cnt ? rs_load<T>(src, base + i) : Op::identity());
+                    const rs_u64 i = (rs_u64)k * RS_GROUP * RS_SEG_V + (lane + RS_SEG_LANES * r) * RS_SEG_V + v;
+                    if (i < cnt) acc[r] = Op::combine(acc[r], rs_load<T>(src, idx(i)));
                 }
+    }
+#pragma unroll
+    for (unsigned r = 0; r < 4; r++) acc[r] = Op::combine(acc[r], acc[r + 4]); /* s = 128 */
+#pragma unroll
+    for (unsigned r = 0; r < 2; r++) acc[r] = Op::combine(acc[r], acc[r + 2]); /* s = 64 */
+    T v = Op::combine(acc[0], acc[1]);                                         /* s = 32 */
+#pragma unroll
+    for (unsigned s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
+        const T o = __shfl_down_sync(0xffffffffu, v, s);
+        if (lane < s) v = Op::combine(v, o);
+    }
+    return v;
+}
+
+/* seg_short of segmented.cl: level 0 for every segment of up to RS_SEG_TILE elements, a thread per segment (offsets
+ * read coalesced); empty: the empty value; up to RS_SEG_SHORT: the thread's own fold (the tile's threads 0..7 hold
+ * four values each, the others the identity, so of the tree only s = 4, 2, 1 change anything); up to RS_SEG_TILE:
+ * the block's list, whose entries its 8 warps take in turn. */
+template <typename Src, typename Dst, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, const unsigned *flags, const rs_u64 *runs)
+{
+    __shared__ rs_u64 l_seg[RS_GROUP], l_base[RS_GROUP];
+    __shared__ unsigned l_len[RS_GROUP], l_n;
+    if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
+    S = rs_seg_count(runs, S);
+    const unsigned t = threadIdx.x, lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;
+    const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
+    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
+        if (t == 0) l_n = 0;
+        __syncthreads();
+        const rs_u64 s = b * RS_GROUP + t;
+        if (s < S) {
+            const rs_u64 o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
+            if (len == 0) {
+                rs_put(out, s, rs_seg_empty_for<T, Op>(out));
+            } else if (len <= RS_SEG_SHORT) {
+                T a[8];
+#pragma unroll
+                for (unsigned r = 0; r < 8; r++) a[r] = Op::identity();
+#pragma unroll
+                for (unsigned i = 0; i < RS_SEG_SHORT; i++)
+                    if (i < len) a[i / RS_SEG_V] = Op::combine(a[i / RS_SEG_V], rs_load<T>(src, o + i));
+#pragma unroll
+                for (unsigned r = 0; r < 4; r++) a[r] = Op::combine(a[r], a[r + 4]);
+#pragma unroll
+                for (unsigned r = 0; r < 2; r++) a[r] = Op::combine(a[r], a[r + 2]);
+                rs_put(out, s, rs_out<Op>(Op::combine(a[0], a[1])));
+            } else if (len <= RS_SEG_TILE) {
+                const unsigned at = atomicAdd(&l_n, 1u); /* the list's order changes no bits */
+                l_seg[at] = s;
+                l_base[at] = o;
+                l_len[at] = (unsigned)len;
+            }
+        }
+        __syncthreads();
+        const unsigned m = l_n;
+        for (unsigned e = w; e < m; e += RS_SEG_ROWS) {
+            const rs_u64 base = l_base[e];
+            const T v = rs_seg_team<T, Op>(src, l_len[e], lane, [=](rs_u64 i) { return base + i; });
+            if (lane == 0) rs_put(out, l_seg[e], rs_out<Op>(v));
+        }
+        __syncthreads(); /* l_n and the list are rewritten by the next batch */
+    }
+}
+
+/* rs_seg_find of segmented.cl: the number of offsets[0 .. S] that are <= p, from lo (offsets[i] <= p for i < lo), by
+ * the warp: 32 probes per round spread evenly over [lo, hi), the range shrinking 33-fold. Warp-uniform. */
+__device__ __forceinline__ rs_u64 rs_seg_find(const void *offsets, int kind, rs_u64 S, rs_u64 p, rs_u64 lo,
+                                              unsigned lane)
+{
+    rs_u64 hi = S + 1;
+    while (hi > lo) {
+        const rs_u64 d = hi - lo, x = lo + ((lane + 1) * d) / 33;
+        const unsigned k = __popc(__ballot_sync(0xffffffffu, rs_seg_off(offsets, kind, x) <= p));
+        const rs_u64 x_lo = lo + ((rs_u64)k * d) / 33, x_hi = lo + ((rs_u64)(k + 1) * d) / 33;
+        if (k > 0) lo = x_lo + 1; /* x_{k-1} */
+        if (k < RS_SEG_LANES) hi = x_hi;
+    }
+    return lo;
+}
+
+/* rs_seg_vidx of segmented.cl: where value i of a segment's level-l values lives (l >= 1, q0 its start's tile). */
+__device__ __forceinline__ rs_u64 rs_seg_vidx(unsigned level, rs_u64 tiles, rs_u64 q0, rs_u64 i)
+{
+    return level == 1 ? 2 * (q0 + i) + (i == 0) : (level % 2) * tiles + q0 + i;
+}
+
+/* seg_tiles of segmented.cl: the segments longer than RS_SEG_TILE, a warp per tile q of the level-0 index space: a
+ * later chunk (c >= 1) of the segment containing element q * TILE and the first chunk of the segment longer than a
+ * tile that starts inside it. Level 0 finds them (two rs_seg_find) and records them in marks (first[q] = marks[q],
+ * cont[q] = marks[tiles + q]); level l >= 1 reads them back and does chunk c = q - q0 of the level's values. */
+template <typename Src, typename Dst, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_tiles(Src src, const void *offsets, int kind, rs_u64 S, unsigned level, rs_u64 tiles, T *dst, Dst out,
+              rs_u64 *marks, const unsigned *flags, const rs_u64 *runs)
+{
+    if (flags[0]) return;
+    S = rs_seg_count(runs, S);
+    const rs_u64 end = rs_seg_off(offsets, kind, S);
+    const unsigned lane = threadIdx.x % RS_SEG_LANES;
+    const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS;
+    for (rs_u64 q = blockIdx.x * (rs_u64)RS_SEG_ROWS + threadIdx.x / RS_SEG_LANES; q < tiles; q += warps) {
+        rs_u64 seg[2] = {RS_SEG_NONE, RS_SEG_NONE}; /* [0]: a later chunk, [1]: a first chunk */
+        if (level == 0) {
+            const rs_u64 p = q * RS_SEG_TILE;
+            if (p < end) {
+                const rs_u64 pe = end - p > RS_SEG_TILE ? p + RS_SEG_TILE - 1 : end - 1;
+                const rs_u64 ca = rs_seg_find(offsets, kind, S, p, 0, lane);
+                const rs_u64 cb = rs_seg_find(offsets, kind, S, pe, ca, lane);
+                if (ca > 0) {
+                    const rs_u64 sa = ca - 1, o = rs_seg_off(offsets, kind, sa);
+                    const rs_u64 len = rs_seg_off(offsets, kind, sa + 1) - o;
+                    if (len > RS_SEG_TILE && o + len > p) seg[o == p] = sa;
+                }
+                if (cb > ca) {
+                    const rs_u64 sb = cb - 1, o = rs_seg_off(offsets, kind, sb);
+                    if (rs_seg_off(offsets, kind, sb + 1) - o > RS_SEG_TILE) seg[1] = sb;
+                }
+            }
+            if (lane == 0) {
+                marks[tiles + q] = seg[0];
+                marks[q] = seg[1];
+            }
+        } else {
+            seg[0] = marks[tiles + q];
+            seg[1] = marks[q];
         }
 #pragma unroll
-        for (unsigned r = 0; r < 4; r++) acc[r] = Op::combine(acc[r], acc[r + 4]); /* s = 128 */
-#pragma unroll
-        for (unsigned r = 0; r < 2; r++) acc[r] = Op::combine(acc[r], acc[r + 2]); /* s = 64 */
-        T v = Op::combine(acc[0], acc[1]);                                         /* s = 32 */
-#pragma unroll
-        for (unsigned s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
-            const T o = __shfl_down_sync(0xffffffffu, v, s);
-            if (lane < s) v = Op::combine(v, o);
-        }
-        if (lane == 0) {
-            if (what == 1) part[j] = rs_out<Op>(v);
-            else rs_put(out, seg, rs_out<Op>(v));
+        for (unsigned h = 0; h < 2; h++) {
+            const rs_u64 s = seg[h];
+            if (s == RS_SEG_NONE) continue;
+            const rs_u64 o = rs_seg_off(offsets, kind, s), q0 = o / RS_SEG_TILE, c = h == 1 ? 0 : q - q0;
+            const rs_u64 lenl = rs_seg_len(rs_seg_off(offsets, kind, s + 1) - o, level);
+            if (lenl < 2 || c * RS_SEG_TILE >= lenl) continue;
+            const rs_u64 cb = c * RS_SEG_TILE;
+            const rs_u64 cnt = lenl - cb < RS_SEG_TILE ? lenl - cb : RS_SEG_TILE;
+            const T v = level == 0 ? rs_seg_team<T, Op>(src, cnt, lane, [=](rs_u64 i) { return o + cb + i; })
+                                   : rs_seg_team<T, Op>(src, cnt, lane, [=](rs_u64 i) {
+                                         return rs_seg_vidx(level, tiles, q0, cb + i);
+                                     });
+            if (lane == 0) {
+                if (lenl <= RS_SEG_TILE) rs_put(out, s, rs_out<Op>(v));
+                else dst[rs_seg_vidx(level + 1, tiles, q0, c)] = rs_out<Op>(v);
+            }
         }
     }
 }
@@ -173,28 +310,36 @@ extern "C" cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned l
     return rs_launched();
 }
 
-extern "C" cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned level, const void *src,
-                                        int kind, const void *offsets, unsigned long long num_segments, void *part,
-                                        void *out, const unsigned *flags, unsigned long long slots,
-                                        const unsigned long long *runs, unsigned grid, cudaStream_t stream)
+extern "C" cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned levels, const void *src,
+                                        int kind, const void *offsets, unsigned long long num_segments,
+                                        unsigned long long tiles, void *ws_a, void *ws_b, unsigned long long *marks,
+                                        void *out, const unsigned *flags, const unsigned long long *runs,
+                                        unsigned grid_short, unsigned grid_tiles, cudaStream_t stream)
 {
     const rs_u64 *live = (const rs_u64 *)runs;
+    rs_u64 *mk = (rs_u64 *)marks;
     return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
         typedef typename decltype(xt)::type X;
         typedef typename decltype(tt)::type T;
         typedef typename decltype(ot)::template apply<T> Op;
         typedef typename rs_scan_dst<X, T>::type Dst;
+        typedef typename rs_scan_src<X>::type Src;
         const Dst dst = rs_scan_dst<X, T>::make(out, out_dtype);
-        if (level == 0) {
-            typedef typename rs_scan_src<X>::type Src;
-            seg_reduce<Src, Dst, T, Op><<<grid, RS_GROUP, 0, stream>>>(rs_scan_src<X>::make(src, in_dtype), offsets,
-                                                                       kind, num_segments, level, (T *)part, dst,
-                                                                       flags, slots, live);
-        } else {
-            seg_reduce<const T *, Dst, T, Op><<<grid, RS_GROUP, 0, stream>>>(
-                (const T *)src, offsets, kind, num_segments, level, (T *)part, dst, flags, slots, live);
+        const Src in = rs_scan_src<X>::make(src, in_dtype);
+        seg_short<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, num_segments, dst, flags,
+                                                                        live);
+        cudaError_t err = rs_launched();
+        for (unsigned level = 0; err == cudaSuccess && levels > 1 && level < levels; level++) {
+            T *a = (T *)ws_a, *b = (T *)ws_b;
+            if (level == 0)
+                seg_tiles<Src, Dst, T, Op><<<grid_tiles, RS_GROUP, 0, stream>>>(in, offsets, kind, num_segments, 0,
+                                                                                tiles, a, dst, mk, flags, live);
+            else
+                seg_tiles<const T *, Dst, T, Op><<<grid_tiles, RS_GROUP, 0, stream>>>(
+                    level == 1 ? a : b, offsets, kind, num_segments, level, tiles, b, dst, mk, flags, live);
+            err = rs_launched();
         }
-        return rs_launched();
+        return err;
     });
 }
 

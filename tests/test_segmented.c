@@ -574,8 +574,11 @@ int main(void)
                 reduce_case(REDSCAN_PROD, REDSCAN_UINT8, REDSCAN_UINT8, (layout)lay, OFF_DTYPES[o], cap, big, 1, 0);
             }
         }
-    if (L >= 2) /* a segment of 2^24 + 5 values: three levels of partials */
+    if (L >= 2) { /* segments of more than 2^24 values: three levels of partials (float32: in the documented order) */
         reduce_case(REDSCAN_SUM, REDSCAN_INT8, REDSCAN_INT8, LAY_HUGE, REDSCAN_UINT64, 4, (1u << 24) + 5, 1, 0);
+        reduce_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_MIXED, REDSCAN_INT64, 64, (1u << 24) + 12345, 1,
+                    0);
+    }
     printf("layouts: %.1f s\n", h_now() - t0);
 
     t0 = h_now();

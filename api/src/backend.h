@@ -231,8 +231,13 @@ typedef struct {
     unsigned levels;
     uint64_t slots[RS_SEG_LEVELS_MAX];
     uint64_t part_max;
+    uint64_t tiles; /* ceil(in_n / RS_SEG_TILE): the reduction's tiles (seg_tiles) */
 } rs_seg_plan;
 void rs_seg_plan_make(uint64_t in_n, uint64_t num_segments, rs_seg_plan *plan);
+/* The segmented reduction's workspace (seg_short / seg_tiles, docs/ALGORITHMS.md "Segments"), three buffers whose
+ * size depends on in_n only: A (level-1 values, 2 x tiles of the compute type, tsize bytes each), B (levels >= 2,
+ * the same) and the marks (2 x tiles uint64). */
+void rs_seg_ws_bytes(const rs_seg_plan *plan, size_t tsize, size_t bytes[3]);
 /* REDSCAN_ERR_INVALID_ARGUMENT describing the fault bits and the smallest faulty index (0xffffffff: >= that). */
 redscan_status rs_seg_fault(redscan_ctx *ctx, unsigned bits, unsigned index);
 
