@@ -1,4 +1,5 @@
-// Segmented reduce (issue 18 item 4): redscan_segmented_reduce on the CUDA backend against
+// Segmented reduce, reduce by key, scan by key and segmented scan (issue 18 item 4) against the toolkit's CUB on an
+// NVIDIA GPU. Segmented reduce: redscan_segmented_reduce on the CUDA backend against
 // cub::DeviceSegmentedReduce (the toolkit's CUB) on the same device memory, against a device-to-device copy of the same
 // bytes, and against redscan's unsegmented reduce over the same bytes (issue 18: no segmented operation may take more
 // than twice the time of an unsegmented one over the same bytes). Not part of the CMake build:
@@ -36,6 +37,27 @@
 // Status of this part when written (rbk branch): compiled with nvcc 13.0 (CUB of CCCL 3.0), -O3 -std=c++17
 // -arch=sm_90 -Wall -Wextra, no warnings; not yet run on a GPU.
 //
+// Scan by key and segmented scan (sbench branch), rows "scan:<dist>", for all five distributions: int32 keys made as
+// run_rbk makes them (key i = the index of the segment holding element i; empty segments hold no element, so the
+// runs are the non-empty segments), float32 and int32 inclusive sums (identity init). cub::DeviceScan::
+// InclusiveSumByKey on those keys against redscan_scan_by_key_async (and the blocking redscan_scan_by_key) on the same
+// keys and redscan_segmented_scan_async on the distribution's offsets (int32 / int64 as above): the same computation,
+// so CUB's one call is the reference and the x_cub of all three. GB/s counts the bytes moved: scan by key (and CUB)
+// 4n keys + 4n values read + 4n values written; segmented scan 4n values + the offsets read + 4n written; the copy row
+// copies keys + values (8n bytes, counted twice). x_flat = our time / redscan_scan_async (AUTO block and grid) over
+// the same n values of the same type (issue 18's bound: <= 2, "OVER 2" marks a row over it). Checks, every element:
+// int32 equal to CUB's and to the host's (wrap-around) exactly; float32 within SCAN_TOL (1e-5) * the sum of |x| over
+// the segment's prefix up to the element, of CUB's and of the host's (double) prefix sum (CUB's order differs from
+// ours; the data has no zero, so that bound is never 0); redscan_scan_by_key_async, redscan_scan_by_key and
+// redscan_segmented_scan_async bit for bit equal (docs/SEMANTICS.md "Segmented scans": the same order), and for
+// "one" also equal to the flat scan's bits (the AUTO scan of the one segment; skipped where REDSCAN_SCAN_BLOCK or
+// _GRID is set, as the flat AUTO scan reads them and the segmented scans do not). Each (dist, type) prints a check line
+// with its mismatch counts; the final verdict line gives the totals, and the exit status is 1 on any mismatch.
+// Status of this part when written (sbench branch): compiled with nvcc 13.0 (CUB of CCCL 3.0), -O3 -std=c++17
+// -arch=sm_90 -Wall -Wextra, no warnings; not yet run on a GPU. Its added host work (keys, the element-by-element
+// checks, 4n-element copies back) is O(n) per (dist, type): estimated some seconds at 2^26, under half a minute at
+// 2^28; the timed GPU work is 6 rows of 21 calls per (dist, type).
+//
 // Status when written (seg branch, 75ece44): compiled and linked with nvcc 13.0 / CUB 3.0.1, -O3 -std=c++17
 // -arch=sm_90, no warnings under -Wall -Wextra, against a CUDA build of that commit (its kernels_cu/segmented.cu for
 // sm_90); not yet run on a GPU, so no figures yet (they belong in docs/PERFORMANCE.md once measured). What to expect:
@@ -45,6 +67,7 @@
 // column that tests issue 18 is x_flat. Host side (data, distributions, checks): about 2.5 s at 2^26 and 12 s at 2^28
 // on a loaded build machine; the timed GPU work (21 calls per row) should add seconds, not minutes (estimate).
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include <algorithm>
@@ -81,6 +104,7 @@ static cudaStream_t g_st;
 static cudaEvent_t g_e0, g_e1;
 static int g_reps = 20;
 static const double FLOAT_TOL = 1e-5; // of sum|x| over the segment
+static const double SCAN_TOL = 1e-5;  // of sum|x| over the segment's prefix up to the element (scans)
 
 static double median(std::vector<double> v)
 {
@@ -218,6 +242,10 @@ struct Run {
     Cub cub;
     int bad = 0;
     double worst_flat = 0, worst_fdiff = 0;
+    // scans (run_scan): elements checked, mismatches against CUB / the host, elements whose bits differ between
+    // redscan's scan by key and segmented scan; worst scan / flat scan time; largest float32 |redscan - CUB| / prefix
+    size_t scan_checked = 0, scan_vs_cub = 0, scan_vs_ref = 0, scan_not_same = 0;
+    double worst_scan_flat = 0, worst_scan_fdiff = 0;
 };
 
 template <class OffT> static void run_dist(Run &R, const Dist &D)
@@ -346,6 +374,9 @@ template <class OffT> static void run_dist(Run &R, const Dist &D)
 
 struct FloatSum {
     __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct IntEqual { // key equality for CUB's scan by key (named here: the default functor changed between toolkits)
+    __device__ bool operator()(int a, int b) const { return a == b; }
 };
 struct IntSum { // wrap-around, as redscan's int32 sum
     __device__ int operator()(int a, int b) const { return (int)((unsigned)a + (unsigned)b); }
@@ -476,6 +507,162 @@ static void run_rbk(Run &R, const Dist &D)
     redscan_buffer_destroy(g_ctx, boff);
 }
 
+// Scan by key and segmented scan over D (inclusive float32 / int32 sums). Keys: key i = the index of the segment
+// holding element i, as run_rbk makes them; empty segments have no elements, so the runs of these keys are exactly
+// D's non-empty segments and CUB's InclusiveSumByKey on them computes both what redscan_scan_by_key computes on the
+// same keys and what redscan_segmented_scan computes on D's offsets: one CUB call is the reference (and x_cub) of
+// both. Offsets as run_dist's (OffT).
+template <class OffT> static void run_scan(Run &R, const Dist &D)
+{
+    const size_t n = R.n, S = D.off.size() - 1;
+    {
+        std::vector<int> hk(n);
+        for (size_t s = 0; s < S; s++)
+            for (int64_t i = D.off[s]; i < D.off[s + 1]; i++) hk[i] = (int)s;
+        CK(cudaMemcpy(R.d_keys, hk.data(), n * 4, cudaMemcpyHostToDevice));
+        std::vector<OffT> h(S + 1);
+        for (size_t s = 0; s <= S; s++) h[s] = (OffT)D.off[s];
+        CK(cudaMemcpy(R.d_off, h.data(), (S + 1) * sizeof(OffT), cudaMemcpyHostToDevice));
+    }
+    const redscan_dtype off_dt = sizeof(OffT) == 4 ? REDSCAN_INT32 : REDSCAN_INT64;
+    const double kbytes = 12.0 * (double)n;                                     // keys + values read, values written
+    const double sbytes = 8.0 * (double)n + (double)(S + 1) * sizeof(OffT);     // values + offsets read, values written
+    const double fbytes = 8.0 * (double)n;                                      // the flat scan: values read + written
+    const std::string dn = "scan:" + D.name;
+
+    const double copy_ms = time_cuda([&] { // keys and values (8n bytes) into a buffer of n + pad elements each
+        CK(cudaMemcpyAsync(R.d_dst, R.d_f, n * 4, cudaMemcpyDeviceToDevice, g_st));
+        CK(cudaMemcpyAsync(R.d_uk_cub, R.d_keys, n * 4, cudaMemcpyDeviceToDevice, g_st));
+    });
+    const double copy_gbs = 2.0 * fbytes / copy_ms / 1e6;
+    row(dn.c_str(), "-", "copy", "cudaMemcpyAsync D2D (keys + values)", copy_ms, 2.0 * fbytes, copy_gbs, 0, 0);
+
+    // outputs: CUB -> d_agg_cub, scan by key _async -> d_agg_ours, blocking -> d_dst, segmented -> d_uk_ours,
+    // flat -> d_uk_cub (every one n elements of 4 bytes)
+    redscan_buffer *bk = nullptr, *boff = nullptr, *bsbk = nullptr, *bblk = nullptr, *bseg = nullptr,
+                   *bflat = nullptr;
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_keys, n * 4, &bk));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_off, (S + 1) * sizeof(OffT), &boff));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_agg_ours, n * 4, &bsbk));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_dst, n * 4, &bblk));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_uk_ours, n * 4, &bseg));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_uk_cub, n * 4, &bflat));
+    // the flat scan's bits are compared for "one" only where its AUTO is the default (no env choice of block / grid)
+    const bool flat_same = D.name == "one" && !std::getenv("REDSCAN_SCAN_BLOCK") && !std::getenv("REDSCAN_SCAN_GRID");
+    std::vector<uint32_t> hc(n), hs(n), hb(n), hg(n), hflat(flat_same ? n : 0);
+    for (int op = FSUM; op <= ISUM; op++) {
+        const bool isf = op == FSUM;
+        void *din = isf ? (void *)R.d_f : (void *)R.d_i;
+        const char *tn = isf ? "float32" : "int32";
+        redscan_buffer *bin = nullptr;
+        RK(redscan_buffer_wrap_cuda(g_ctx, din, n * 4, &bin));
+
+        // ---- CUB (its int32 sum is cuda::std::plus<int>: wraps on the GPU, as redscan's)
+        size_t tb = 0;
+        double cub_ms;
+        if (isf) {
+            CK(cub::DeviceScan::InclusiveSumByKey(nullptr, tb, R.d_keys, R.d_f, (float *)R.d_agg_cub, (long long)n,
+                                                  IntEqual(), g_st));
+            R.cub.need(tb);
+            cub_ms = time_cuda([&] {
+                CK(cub::DeviceScan::InclusiveSumByKey(R.cub.temp, tb, R.d_keys, R.d_f, (float *)R.d_agg_cub,
+                                                      (long long)n, IntEqual(), g_st));
+            });
+        } else {
+            CK(cub::DeviceScan::InclusiveSumByKey(nullptr, tb, R.d_keys, R.d_i, (int *)R.d_agg_cub, (long long)n,
+                                                  IntEqual(), g_st));
+            R.cub.need(tb);
+            cub_ms = time_cuda([&] {
+                CK(cub::DeviceScan::InclusiveSumByKey(R.cub.temp, tb, R.d_keys, R.d_i, (int *)R.d_agg_cub,
+                                                      (long long)n, IntEqual(), g_st));
+            });
+        }
+        row(dn.c_str(), tn, "sum", "cub::DeviceScan::InclusiveSumByKey", cub_ms, kbytes, copy_gbs, 0, 0);
+
+        // ---- redscan on the same stream; every output filled with 0xa5 first, so nothing of an earlier operation
+        // can pass for a result
+        const redscan_scan_desc sd = {REDSCAN_SUM,      isf ? REDSCAN_FLOAT32 : REDSCAN_INT32,
+                                      (redscan_dtype)0, 0,
+                                      nullptr,          REDSCAN_BLOCK_AUTO,
+                                      REDSCAN_GRID_AUTO, 0};
+        for (void *p : {R.d_agg_ours, R.d_dst, R.d_uk_ours, R.d_uk_cub}) CK(cudaMemsetAsync(p, 0xa5, n * 4, g_st));
+        const double flat_ms = time_cuda([&] { RK(redscan_scan_async(g_ctx, &sd, bin, bflat, n)); });
+        RK(redscan_synchronize(g_ctx));
+        const double sbk_ms =
+            time_cuda([&] { RK(redscan_scan_by_key_async(g_ctx, &sd, REDSCAN_INT32, bk, bin, bsbk, n)); });
+        RK(redscan_synchronize(g_ctx));
+        const double blk_ms = time_cuda([&] { RK(redscan_scan_by_key(g_ctx, &sd, REDSCAN_INT32, bk, bin, bblk, n)); });
+        const double seg_ms =
+            time_cuda([&] { RK(redscan_segmented_scan_async(g_ctx, &sd, bin, off_dt, boff, S, bseg)); });
+        RK(redscan_synchronize(g_ctx));
+        row(dn.c_str(), tn, "sum", "redscan_scan_by_key_async", sbk_ms, kbytes, copy_gbs, cub_ms, flat_ms);
+        row(dn.c_str(), tn, "sum", "redscan_scan_by_key (blocking)", blk_ms, kbytes, copy_gbs, cub_ms, flat_ms);
+        row(dn.c_str(), tn, "sum", "redscan_segmented_scan_async", seg_ms, sbytes, copy_gbs, cub_ms, flat_ms);
+        row(dn.c_str(), tn, "sum", "redscan_scan_async (n values, flat)", flat_ms, fbytes, copy_gbs, 0, 0);
+        R.worst_scan_flat = std::max(R.worst_scan_flat, std::max(sbk_ms, seg_ms) / flat_ms);
+
+        // ---- check, element by element: CUB's (and for int32 the host's) value; scan by key (_async and blocking)
+        // and the segmented scan bit for bit equal (the same documented order); for "one", the flat scan is
+        // redscan_scan_ex AUTO over the one segment, so the same bits again
+        CK(cudaMemcpy(hc.data(), R.d_agg_cub, n * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hs.data(), R.d_agg_ours, n * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hb.data(), R.d_dst, n * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hg.data(), R.d_uk_ours, n * 4, cudaMemcpyDeviceToHost));
+        if (!hflat.empty()) CK(cudaMemcpy(hflat.data(), R.d_uk_cub, n * 4, cudaMemcpyDeviceToHost));
+        size_t vs_cub = 0, vs_ref = 0, not_same = 0, first = n;
+        double fdiff = 0;
+        for (size_t s = 0; s < S; s++) {
+            const int64_t b = D.off[s], e = D.off[s + 1];
+            uint32_t iacc = 0;
+            double facc = 0, abs = 0;
+            for (int64_t i = b; i < e; i++) {
+                bool bad = false;
+                if (hs[i] != hb[i] || hs[i] != hg[i] || (!hflat.empty() && hs[i] != hflat[i])) {
+                    not_same++;
+                    bad = true;
+                }
+                if (!isf) {
+                    iacc += (uint32_t)R.h_i[i];
+                    if (hs[i] != hc[i]) vs_cub++, bad = true;
+                    if (hs[i] != iacc) vs_ref++, bad = true;
+                } else {
+                    facc += R.h_f[i];
+                    abs += std::fabs(R.h_f[i]);
+                    float fo, fc;
+                    std::memcpy(&fo, &hs[i], 4);
+                    std::memcpy(&fc, &hc[i], 4);
+                    const double tol = SCAN_TOL * abs, d1 = std::fabs((double)fo - fc);
+                    if (!(d1 <= tol)) vs_cub++, bad = true;
+                    if (!(std::fabs(fo - facc) <= tol && std::fabs(fc - facc) <= tol)) vs_ref++, bad = true;
+                    fdiff = std::max(fdiff, d1 / abs); // abs > 0: the data has no zero
+                }
+                if (bad && first == n) first = (size_t)i;
+            }
+        }
+        if (isf) R.worst_scan_fdiff = std::max(R.worst_scan_fdiff, fdiff);
+        R.scan_checked += n;
+        R.scan_vs_cub += vs_cub;
+        R.scan_vs_ref += vs_ref;
+        R.scan_not_same += not_same;
+        std::printf("  %s %s check: %zu elements; %zu differ from CUB, %zu from the host, %zu not the same bits in "
+                    "scan_by_key_async / scan_by_key / segmented_scan_async%s",
+                    dn.c_str(), tn, n, vs_cub, vs_ref, not_same, hflat.empty() ? "" : " / scan_async");
+        if (first < n)
+            std::printf("; first at %zu (redscan %08x, blocking %08x, segmented %08x, cub %08x)", first, hs[first],
+                        hb[first], hg[first], hc[first]);
+        if (isf) std::printf("; largest |redscan - CUB| / prefix sum|x| %.2e", fdiff);
+        std::printf("\n");
+        if (vs_cub || vs_ref || not_same) R.bad++;
+        redscan_buffer_destroy(g_ctx, bin);
+    }
+    redscan_buffer_destroy(g_ctx, bk);
+    redscan_buffer_destroy(g_ctx, boff);
+    redscan_buffer_destroy(g_ctx, bsbk);
+    redscan_buffer_destroy(g_ctx, bblk);
+    redscan_buffer_destroy(g_ctx, bseg);
+    redscan_buffer_destroy(g_ctx, bflat);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -559,13 +746,33 @@ int main(int argc, char **argv)
                     "x_cub", "x_seg");
         run_rbk(R, d);
     }
+    for (const Dist &d : dists) {
+        std::printf("# scan by key (int32 keys: the segment index of each element) and segmented scan (offsets %s), "
+                    "runs / segments of %s, inclusive sum; CUB: DeviceScan::InclusiveSumByKey on those keys\n",
+                    off64 ? "int64" : "int32", d.name.c_str());
+        std::printf("%-9s %-8s %-4s %-40s %9s %8s %6s %6s %6s\n", "dist", "type", "op", "impl", "ms", "GB/s", "x_copy",
+                    "x_cub", "x_flat");
+        if (off64)
+            run_scan<int64_t>(R, d);
+        else
+            run_scan<int32_t>(R, d);
+    }
     redscan_destroy(g_ctx);
     std::printf("worst segmented / unsegmented (same bytes) time: %.2f (issue 18: <= 2)\n", R.worst_flat);
+    std::printf("worst scan by key or segmented scan / unsegmented scan (n values) time: %.2f (issue 18: <= 2)\n",
+                R.worst_scan_flat);
+    const size_t scan_bad = R.scan_vs_cub + R.scan_vs_ref + R.scan_not_same;
+    char scans[320];
+    std::snprintf(scans, sizeof scans,
+                  "scans: %zu elements checked, %zu mismatches with CUB, %zu with the host, %zu not the same bits in "
+                  "scan by key and segmented scan; float32 within %g * prefix sum|x|, largest |redscan - CUB| / "
+                  "prefix sum|x| %.2e",
+                  R.scan_checked, R.scan_vs_cub, R.scan_vs_ref, R.scan_not_same, SCAN_TOL, R.worst_scan_fdiff);
     if (R.bad)
-        std::printf("RESULTS DIFFER\n");
+        std::printf("RESULTS DIFFER (%d checks failed; %s)\n", R.bad, scans);
     else
         std::printf("results agree (int32 sums exactly as CUB's and the host's; float32 max bit for bit; float32 sums "
-                    "within %g * sum|x| of CUB's and the host's, largest |redscan - CUB| / sum|x| %.2e)\n",
-                    FLOAT_TOL, R.worst_fdiff);
-    return R.bad ? 1 : 0;
+                    "within %g * sum|x| of CUB's and the host's, largest |redscan - CUB| / sum|x| %.2e; %s)\n",
+                    FLOAT_TOL, R.worst_fdiff, scans);
+    return R.bad || scan_bad ? 1 : 0;
 }
