@@ -356,7 +356,8 @@ redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, reds
     redscan_status st = rs_ocl_scratch_split(ctx, 7, bytes, part);
     if (st == REDSCAN_OK) st = rs_byk_offsets(ctx, program, kkind, (cl_mem)keys, N, part[3], part[4], part[5], part[6]);
     cl_ulong S = N;
-    if (st == REDSCAN_OK && wait_ok) st = rs_byk_read_runs(ctx, part[6], &S, "clEnqueueReadBuffer (scan by key: run count)");
+    if (st == REDSCAN_OK && wait_ok)
+        st = rs_byk_read_runs(ctx, part[6], &S, "clEnqueueReadBuffer (scan by key: run count)");
     const cl_ulong slots = S + N / RS_SEG_SCAN_TILE;
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
     if (st == REDSCAN_OK)

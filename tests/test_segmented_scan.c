@@ -27,6 +27,9 @@
 #include <string.h>
 
 #include "harness.h"
+#ifdef REDSCAN_TEST_FAULTS
+#include "redscan_fault.h" /* fault-injection builds: the workspace case counts allocations */
+#endif
 
 static int g_have_fp64 = 1;
 static int g_have_single_pass = 1;
@@ -494,10 +497,6 @@ static void bykey_errors(void)
  * R = n (every key its own run), and segmented_scan_async over 2n segments (most of them empty). In fault-injection
  * builds (REDSCAN_TEST_FAULTS) none of those calls may allocate: reserve sized them all, whatever their segment count
  * (a workspace of n padded segments, or a reserve that skips these operations, fails there). */
-#ifdef REDSCAN_TEST_FAULTS
-#include "redscan_fault.h"
-#endif
-
 #define WS_N (33 * 2048 + 4100)
 
 /* want = every segment of offsets off[0 .. S] scanned alone (inclusive, SUM, INT32, init NULL) */
@@ -531,8 +530,10 @@ static void workspace_case(void)
     for (size_t s = 0; s <= S2; s++) off_seg[s] = s / 2; /* segment 2i is empty, 2i + 1 is element i */
     redscan_buffer *in = NULL, *out = NULL, *kf = NULL, *ka = NULL, *ob = NULL;
     int ok = CHECK_OK(redscan_reserve(c, REDSCAN_INT32, n), "redscan_reserve");
-    ok &= CHECK_OK(redscan_buffer_create(c, n * 4, &in), "in") && CHECK_OK(redscan_buffer_create(c, n * 4, &out), "out") &&
-          CHECK_OK(redscan_buffer_create(c, n * 4, &kf), "keys") && CHECK_OK(redscan_buffer_create(c, n * 4, &ka), "keys") &&
+    ok &= CHECK_OK(redscan_buffer_create(c, n * 4, &in), "in") &&
+          CHECK_OK(redscan_buffer_create(c, n * 4, &out), "out") &&
+          CHECK_OK(redscan_buffer_create(c, n * 4, &kf), "keys") &&
+          CHECK_OK(redscan_buffer_create(c, n * 4, &ka), "keys") &&
           CHECK_OK(redscan_buffer_create(c, (S2 + 1) * 8, &ob), "offsets");
     ok = ok && CHECK_OK(redscan_buffer_write(c, in, 0, x, n * 4), "write in") &&
          CHECK_OK(redscan_buffer_write(c, kf, 0, k_few, n * 4), "write keys") &&
@@ -543,6 +544,8 @@ static void workspace_case(void)
     for (int pass = 0; ok && pass < 3; pass++) {
         static const char *const what[3] = {"scan_by_key_async, 4 runs", "scan_by_key_async, n runs",
                                             "segmented_scan_async, 2n segments"};
+        memset(got, SENTINEL, n * 4); /* out poisoned: every element must be written by this pass */
+        if (!CHECK_OK(redscan_buffer_write(c, out, 0, got, n * 4), "poison out")) break;
 #ifdef REDSCAN_TEST_FAULTS
         redscan_fault_arm(REDSCAN_FAULT_ALLOC, 0); /* count only */
 #endif
@@ -556,7 +559,8 @@ static void workspace_case(void)
 #endif
         if (pass == 0) ws_emulate(x, off_few, 4, want);
         else ws_emulate(x, off_all, n, want);
-        if (CHECK_OK(redscan_buffer_read(c, out, 0, got, n * 4), "read")) CHECK_ARRAY(REDSCAN_SUM, REDSCAN_INT32, got, want, n, what[pass]);
+        if (CHECK_OK(redscan_buffer_read(c, out, 0, got, n * 4), "read"))
+            CHECK_ARRAY(REDSCAN_SUM, REDSCAN_INT32, got, want, n, what[pass]);
     }
     redscan_buffer *bs[] = {in, out, kf, ka, ob};
     for (int i = 0; i < 5; i++)
