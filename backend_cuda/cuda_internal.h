@@ -147,6 +147,10 @@ redscan_status rs_cuda_seg_report(redscan_ctx *ctx);
  * for those parts ((size_t)-1 on overflow). */
 size_t rs_cuda_select_reserve(rs_cuda *c, redscan_dtype dtype, uint64_t n, size_t k_max);
 size_t rs_cuda_scan_reserve(redscan_dtype out_dtype, uint64_t n);
+/* ... and the segmented scan and scan by key writing out_dtype (cuda_segmented.c) */
+size_t rs_cuda_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n);
+/* The segmented calls' fault words, made if not made yet (cuda_segmented.c; reserve makes them too). */
+redscan_status rs_cuda_seg_words(redscan_ctx *ctx);
 size_t rs_cuda_split_total(size_t count, const size_t *bytes);
 redscan_status rs_cuda_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, size_t k_max);
 /* cuda_result.c: the area itself, allocated on first use (also by reserve, so an n = 0 _async reduction allocates

@@ -207,9 +207,11 @@ redscan_status rs_cuda_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, 
     size_t need = rs_cuda_select_reserve(c, dtype, n, k_max);
     size_t scan = rs_cuda_scan_reserve(dtype, n);
     if (scan > need) need = scan;
+    if ((scan = rs_cuda_seg_scan_reserve(dtype, n)) > need) need = scan;
     if (rs_widening_of(dtype)) {
         scan = rs_cuda_scan_reserve(rs_widening_of(dtype), n);
         if (scan > need) need = scan;
+        if ((scan = rs_cuda_seg_scan_reserve(rs_widening_of(dtype), n)) > need) need = scan;
     }
     if (need == (size_t)-1)
         return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "workspace of more than %zu bytes", (size_t)-1);
@@ -217,6 +219,7 @@ redscan_status rs_cuda_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, 
     unsigned *ticket = NULL;
     RS_CUDA_TRY(rs_cuda_scratch(ctx, need, &mem));
     RS_CUDA_TRY(rs_cuda_ticket(ctx, &ticket));
+    RS_CUDA_TRY(rs_cuda_seg_words(ctx));
     /* The pinned area the n = 0 reduction copies its result from (cuda_result.c). */
     return rs_cuda_result_area(ctx);
 }

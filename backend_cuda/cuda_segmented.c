@@ -5,6 +5,7 @@
  * (rs_seg_plan_make), level l > 0 reading the partials of level l - 1 (two halves of the scratch, ping-pong). Nothing
  * waits for the device; faulty offsets make every level write nothing, and the next synchronize reports them. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cuda_internal.h"
 
@@ -18,9 +19,8 @@ static redscan_status rs_seg_launched(redscan_ctx *ctx, cudaError_t err, const c
     return rs_cuda_fail(ctx, err, buf);
 }
 
-/* The fault words, made on first use (sticky words clear: synchronous, once per context), then this call's word
- * zeroed on the stream. */
-static redscan_status rs_seg_flags(redscan_ctx *ctx, unsigned **flags)
+/* The fault words, made on first use or by redscan_reserve (sticky words clear: synchronous, once per context). */
+redscan_status rs_cuda_seg_words(redscan_ctx *ctx)
 {
     rs_cuda *c = rs_cuda_of(ctx);
     cudaError_t err;
@@ -36,7 +36,15 @@ static redscan_status rs_seg_flags(redscan_ctx *ctx, unsigned **flags)
         }
         c->seg_flags = (unsigned *)p;
     }
-    err = cudaMemsetAsync(c->seg_flags, 0, sizeof(unsigned), c->stream);
+    return REDSCAN_OK;
+}
+
+/* The fault words, then this call's word zeroed on the stream. */
+static redscan_status rs_seg_flags(redscan_ctx *ctx, unsigned **flags)
+{
+    RS_CUDA_TRY(rs_cuda_seg_words(ctx));
+    rs_cuda *c = rs_cuda_of(ctx);
+    cudaError_t err = cudaMemsetAsync(c->seg_flags, 0, sizeof(unsigned), c->stream);
     if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemsetAsync (segment fault word)");
     *flags = c->seg_flags;
     return REDSCAN_OK;
@@ -133,7 +141,10 @@ redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, i
 }
 
 /* Segmented scan (kernels_cu/segmented_scan.cu): the fault word zeroed, seg_check, then the four kernels of
- * rs_cu_seg_scan, as ocl_segmented.c launches them. Scratch: three arrays of `slots` T values. */
+ * rs_cu_seg_scan, as ocl_segmented.c launches them. Scratch: three arrays of rs_seg_scan_places(in_n) T values (a
+ * chunk's values are stored at floor(its start / 2048): the arrays do not grow with the segment count). */
+static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TILE + 1; }
+
 redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
 {
@@ -144,8 +155,8 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
                                       "segmented scan: argument 'offsets'"));
     const uint64_t slots = (uint64_t)num_segments + (uint64_t)in_n / RS_SEG_SCAN_TILE;
-    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
-    const size_t bytes[3] = {(size_t)slots * tsize, (size_t)slots * tsize, (size_t)slots * tsize};
+    const size_t t = (size_t)rs_seg_scan_places(in_n) * redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const size_t bytes[3] = {t, t, t};
     void *part[3] = {NULL, NULL, NULL};
     unsigned *flags = NULL;
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 3, bytes, part));
@@ -154,7 +165,7 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
     RS_CUDA_TRY(rs_seg_launched(
         ctx,
         rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,
-                       (int)offsets_dtype, offsets, num_segments, flags, part[0], part[1], part[2], slots,
+                       (int)offsets_dtype, offsets, num_segments, flags, part[0], part[1], part[2], slots, NULL,
                        rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP)),
                        rs_cuda_grid_for(c, rs_div_up((uint64_t)num_segments, RS_GROUP)), c->stream),
         "seg_scan"));
@@ -162,10 +173,28 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
     return REDSCAN_OK;
 }
 
-/* Scan by key: the runs' offsets made on the device (rs_cu_byk_offsets) in scratch part 3, then the segmented scan's
- * kernels over them, as rs_ocl_scan_by_key: the blocking form reads the run count back (one 8-byte copy), the _async
- * form runs over n segments with the offsets past the runs padded. The fault word is zeroed (the kernels read it);
- * no seg_check: the offsets are valid by construction. */
+/* Scan by key's scratch parts for n elements and a compute type of tsize bytes: the runs' offsets (n + 1 uint64),
+ * block counts and prefixes (ceil(n / 2048) uint64 each), the run count, then the segmented scan's three arrays. None
+ * depends on the run count, so the blocking and the _async form use the same, known before any kernel runs. */
+static void rs_byk_scan_parts(uint64_t n, size_t tsize, size_t bytes[7])
+{
+    const size_t nb = (size_t)rs_div_up(n, RS_SEG_SCAN_TILE), t = (size_t)rs_seg_scan_places(n) * tsize;
+    const size_t b[7] = {((size_t)n + 1) * 8, nb * 8, nb * 8, 8, t, t, t};
+    memcpy(bytes, b, sizeof b);
+}
+
+size_t rs_cuda_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n)
+{
+    size_t bytes[7];
+    rs_byk_scan_parts(n, redscan_dtype_size(rs_compute_dtype(out_dtype)), bytes);
+    return rs_cuda_split_total(7, bytes); /* the segmented scan's three arrays alone are less */
+}
+
+/* Scan by key: the runs' offsets made on the device (rs_cu_byk_offsets) in scratch part 0, then the segmented scan's
+ * kernels over them, as rs_ocl_scan_by_key. Blocking form: the run count R read back (one 8-byte copy), the kernels
+ * over R segments. _async form: the grids sized for n segments (R is not known here), the kernels reading R from the
+ * device (part 3) and doing nothing past it; only offsets[0 .. R] exist. The fault word is zeroed (the kernels read
+ * it); no seg_check: the offsets are valid by construction. */
 redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
                                    void *in, void *out, size_t n, int wait_ok)
 {
@@ -175,18 +204,14 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "scan by key: argument 'in'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "scan by key: argument 'out'"));
     const uint64_t nb = rs_div_up((uint64_t)n, RS_SEG_SCAN_TILE);
-    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
-    /* offsets, counts, prefixes, run count first: their places in the one scratch allocation do not move when the
-     * three T arrays after them grow */
-    const size_t t0 = wait_ok ? tsize : ((size_t)n + (size_t)n / RS_SEG_SCAN_TILE) * tsize; /* _async: known now */
-    size_t bytes[7] = {((size_t)n + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8, t0, t0, t0};
+    size_t bytes[7];
     void *part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     unsigned *flags = NULL;
-    const unsigned grid_blocks = rs_cuda_grid_for(c, nb), grid_pad = rs_cuda_grid_for(c, rs_div_up((uint64_t)n + 1, RS_GROUP));
+    rs_byk_scan_parts(n, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
     RS_CUDA_TRY(rs_seg_launched(ctx,
                                 rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], part[3],
-                                                  !wait_ok, grid_blocks, grid_pad, c->stream),
+                                                  rs_cuda_grid_for(c, nb), c->stream),
                                 "byk_offsets"));
     uint64_t S = n;
     if (wait_ok) {
@@ -195,23 +220,12 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
         if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemcpyAsync (scan by key: run count)");
     }
     const uint64_t slots = S + (uint64_t)n / RS_SEG_SCAN_TILE;
-    bytes[4] = bytes[5] = bytes[6] = (size_t)slots * tsize;
-    /* The scratch made anew (it grew) has lost the offsets: make them again. Its size tells, not its address: a
-     * cudaFree followed by a larger cudaMalloc can return the same address with other contents (the H100 did, and
-     * the first scan by key of test_segmented_scan then wrote nothing). */
-    const size_t had = c->scratch_bytes;
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
-    if (c->scratch_bytes != had)
-        RS_CUDA_TRY(rs_seg_launched(ctx,
-                                    rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], part[3],
-                                                      !wait_ok, grid_blocks, grid_pad, c->stream),
-                                    "byk_offsets"));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
     RS_CUDA_TRY(rs_seg_launched(
         ctx,
         rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,
                        (int)REDSCAN_UINT64, part[0], S, flags, part[4], part[5], part[6], slots,
-                       rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP)),
+                       wait_ok ? NULL : part[3], rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP)),
                        rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), c->stream),
         "seg_scan"));
     return REDSCAN_OK;
@@ -245,12 +259,12 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
     rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes + 4);
     void *part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     unsigned *flags = NULL;
-    const unsigned grid_blocks = rs_cuda_grid_for(c, nb), grid_pad = 0; /* no byk_pad */
+    const unsigned grid_blocks = rs_cuda_grid_for(c, nb);
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
     void *count = wait_ok ? part[3] : runs;
     RS_CUDA_TRY(rs_seg_launched(ctx,
-                                rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], count, 0,
-                                                  grid_blocks, grid_pad, c->stream),
+                                rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], count,
+                                                  grid_blocks, c->stream),
                                 "byk_offsets"));
     uint64_t S = n;
     if (wait_ok) {

@@ -181,6 +181,10 @@ redscan_status rs_ocl_seg_report(redscan_ctx *ctx);
  * single-pass flags are rs_ocl_single_pass_bytes, ocl_scan_single_pass.c). */
 void rs_ocl_select_reserve(const rs_ocl *o, redscan_dtype dtype, uint64_t n, size_t k_max, size_t *need);
 void rs_ocl_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need);
+/* ... the segmented scan's and scan by key's slots writing out_dtype (ocl_segmented.c) */
+void rs_ocl_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need);
+/* The segmented calls' fault words, made if not made yet (ocl_segmented.c; reserve makes them too). */
+redscan_status rs_ocl_seg_words(redscan_ctx *ctx);
 size_t rs_ocl_single_pass_bytes(redscan_dtype out_dtype, uint64_t section, uint64_t n);
 /* Whether the device lists cl_khr_int64_base_atomics, which single_pass needs (ocl_scan_single_pass.c). */
 int rs_ocl_single_pass_available(const rs_ocl *o);

@@ -42,14 +42,23 @@ static redscan_status rs_seg_buffer(redscan_ctx *ctx, cl_mem *m, size_t bytes, c
     return REDSCAN_OK;
 }
 
+/* Both made on first use, or by redscan_reserve (so that an _async call after it allocates nothing). */
+redscan_status rs_ocl_seg_words(redscan_ctx *ctx)
+{
+    rs_ocl_full *f = rs_ocl_full_of(rs_ocl_of(ctx));
+    const cl_uint zero = 0, sticky_clear[2] = {0, 0xffffffffu}; /* blocking writes */
+    if (!f->seg_sticky)
+        RS_OCL_TRY(rs_seg_buffer(ctx, &f->seg_sticky, sizeof sticky_clear, sticky_clear, "segment fault words"));
+    if (!f->seg_flags) RS_OCL_TRY(rs_seg_buffer(ctx, &f->seg_flags, sizeof zero, &zero, "segment fault word"));
+    return REDSCAN_OK;
+}
+
 static redscan_status rs_seg_flags(redscan_ctx *ctx, cl_mem *flags, cl_mem *sticky)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     rs_ocl_full *f = rs_ocl_full_of(o);
-    static const cl_uint zero = 0, sticky_clear[2] = {0, 0xffffffffu}; /* static: the per-call write is not blocking */
-    if (!f->seg_sticky)
-        RS_OCL_TRY(rs_seg_buffer(ctx, &f->seg_sticky, sizeof sticky_clear, sticky_clear, "segment fault words"));
-    if (!f->seg_flags) RS_OCL_TRY(rs_seg_buffer(ctx, &f->seg_flags, sizeof zero, &zero, "segment fault word"));
+    static const cl_uint zero = 0; /* static: the per-call write is not blocking */
+    RS_OCL_TRY(rs_ocl_seg_words(ctx));
     cl_int err = clEnqueueWriteBuffer(o->queue, f->seg_flags, CL_FALSE, 0, sizeof zero, &zero, 0, NULL,
                                       rs_ocl_time_event(o));
     if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer (segment fault word)");
@@ -201,10 +210,15 @@ redscan_status rs_ocl_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, in
 
 /* Segmented scan (kernels_cl/segmented_scan.cl; docs/ALGORITHMS.md, "Segmented scans"): seg_scan_totals,
  * seg_scan_groups, seg_scan_chain and seg_scan_out, in that order, on `program`, over S segments of the offsets
- * (kind), with part[0..2] the three arrays of `slots` T values (chunk totals, group totals, chain carries). */
+ * (kind), with part[0..2] the three arrays of rs_seg_scan_places(n) T values (chunk totals, group totals, chain
+ * carries; a chunk's values are stored at floor(its start / 2048), so they do not grow with S). runs: NULL, or a
+ * buffer whose first uint64 is the real count R <= S, read by every kernel (scan by key's _async form: S and slots
+ * are then the host's bounds for n segments, the kernels stop at R; kernels_cl/segmented_scan.cl, rs_ss_live). */
+static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TILE + 1; }
+
 static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, const rs_scan_req *req, cl_mem src,
                                          cl_mem dst, cl_uint kind, cl_mem off, cl_ulong S, cl_ulong slots,
-                                         const cl_mem *part, cl_mem flags)
+                                         const cl_mem *part, cl_mem flags, cl_mem runs)
 {
     static const char *const names[4] = {"seg_scan_totals", "seg_scan_groups", "seg_scan_chain", "seg_scan_out"};
     const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
@@ -215,31 +229,31 @@ static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, c
     for (int i = 0; i < 4 && st == REDSCAN_OK; i++) st = rs_ocl_kernel(ctx, program, names[i], &k[i]);
     if (st == REDSCAN_OK) { /* totals: a batch of 256 slots per group */
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem),
-                                sizeof slots};
-        const void *values[] = {&src, &off, &kind, &S, &flags, &part[0], &slots};
-        st = rs_set_args(ctx, k[0], names[0], 7, sizes, values);
+                                sizeof slots, sizeof(cl_mem)};
+        const void *values[] = {&src, &off, &kind, &S, &flags, &part[0], &slots, &runs};
+        st = rs_set_args(ctx, k[0], names[0], 8, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[0], rs_ocl_groups_for(o, rs_div_up(slots, RS_GROUP)), names[0]);
     }
     if (st == REDSCAN_OK) { /* group totals: a work-item per slot */
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem),
-                                sizeof slots};
-        const void *values[] = {&part[0], &off, &kind, &S, &flags, &part[1], &slots};
-        st = rs_set_args(ctx, k[1], names[1], 7, sizes, values);
+                                sizeof slots, sizeof(cl_mem)};
+        const void *values[] = {&part[0], &off, &kind, &S, &flags, &part[1], &slots, &runs};
+        st = rs_set_args(ctx, k[1], names[1], 8, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[1], rs_ocl_groups_for(o, rs_div_up(slots, RS_GROUP)), names[1]);
     }
     if (st == REDSCAN_OK) { /* the chains: a work-item per segment */
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), tsize,
-                                sizeof(cl_mem)};
-        const void *values[] = {&part[1], &off, &kind, &S, &flags, req->init.bytes, &part[2]};
-        st = rs_set_args(ctx, k[2], names[2], 7, sizes, values);
+                                sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&part[1], &off, &kind, &S, &flags, req->init.bytes, &part[2], &runs};
+        st = rs_set_args(ctx, k[2], names[2], 8, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[2], rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), names[2]);
     }
     if (st == REDSCAN_OK) { /* the output: a batch of 256 slots per group */
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem),
-                                sizeof(cl_mem), sizeof(cl_mem), tsize, sizeof exclusive, sizeof slots};
+                                sizeof(cl_mem), sizeof(cl_mem), tsize, sizeof exclusive, sizeof slots, sizeof(cl_mem)};
         const void *values[] = {&src, &dst, &off, &kind, &S, &flags, &part[0], &part[2], req->init.bytes, &exclusive,
-                                &slots};
-        st = rs_set_args(ctx, k[3], names[3], 11, sizes, values);
+                                &slots, &runs};
+        st = rs_set_args(ctx, k[3], names[3], 12, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[3], rs_ocl_groups_for(o, rs_div_up(slots, RS_GROUP)), names[3]);
     }
     for (int i = 0; i < 4; i++)
@@ -254,8 +268,8 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, req->dtype, req->out_dtype, req->op, &program));
     const cl_ulong S = num_segments, slots = (cl_ulong)num_segments + (cl_ulong)in_n / RS_SEG_SCAN_TILE;
-    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
-    const size_t bytes[3] = {(size_t)slots * tsize, (size_t)slots * tsize, (size_t)slots * tsize};
+    const size_t t = (size_t)rs_seg_scan_places(in_n) * redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const size_t bytes[3] = {t, t, t};
     cl_mem part[3] = {NULL, NULL, NULL}, flags = NULL, sticky = NULL;
     const cl_uint kind = (cl_uint)offsets_dtype;
     redscan_status st = rs_ocl_scratch_split(ctx, 3, bytes, part);
@@ -263,27 +277,26 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
     if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
     if (st == REDSCAN_OK)
         st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, (cl_mem)offsets, S, slots, part,
-                                flags);
+                                flags, NULL);
     if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
     for (int i = 0; i < 3; i++)
         if (part[i]) clReleaseMemObject(part[i]);
     return st;
 }
 
-/* The runs' offsets (UINT64, n + 1 entries) of n keys (kkind), built on the device by byk_count, byk_prefix,
- * byk_scatter from `program` (a segmented_scan program: the kernels do not depend on its types): cnt and pre hold
- * ceil(n / 2048) uint64 each, *runs receives the run count R; pad: byk_pad makes offsets[R+1 .. n] = n (n segments,
- * the ones past R empty: scan by key's _async form, which does not know R; reduce by key's kernels read R instead). */
+/* The runs' offsets (UINT64, R + 1 entries in a buffer of n + 1: offsets[R] = n) of n keys (kkind), built on the
+ * device by byk_count, byk_prefix, byk_scatter from `program` (a segmented_scan program: the kernels do not depend
+ * on its types): cnt and pre hold ceil(n / 2048) uint64 each, *runs receives the run count R. Nothing past
+ * offsets[R] is written: the _async forms, which do not know R, have their kernels read it. */
 static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_uint kkind, cl_mem keys, cl_ulong N,
-                                     cl_mem offsets, cl_mem cnt, cl_mem pre, cl_mem runs, int pad)
+                                     cl_mem offsets, cl_mem cnt, cl_mem pre, cl_mem runs)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     const cl_ulong nb = rs_div_up(N, RS_SEG_SCAN_TILE);
-    cl_kernel kc = NULL, kp = NULL, ks = NULL, kpad = NULL;
+    cl_kernel kc = NULL, kp = NULL, ks = NULL;
     redscan_status st = rs_ocl_kernel(ctx, program, "byk_count", &kc);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_prefix", &kp);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_scatter", &ks);
-    if (st == REDSCAN_OK && pad) st = rs_ocl_kernel(ctx, program, "byk_pad", &kpad);
     if (st == REDSCAN_OK) {
         const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof N, sizeof(cl_mem)};
         const void *values[] = {&keys, &kkind, &N, &cnt};
@@ -302,16 +315,9 @@ static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_ui
         st = rs_set_args(ctx, ks, "byk_scatter", 5, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, ks, rs_ocl_groups_for(o, nb), "byk_scatter");
     }
-    if (st == REDSCAN_OK && pad) {
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof N};
-        const void *values[] = {&offsets, &runs, &N};
-        st = rs_set_args(ctx, kpad, "byk_pad", 3, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kpad, rs_ocl_groups_for(o, rs_div_up(N + 1, RS_GROUP)), "byk_pad");
-    }
     if (kc) clReleaseKernel(kc);
     if (kp) clReleaseKernel(kp);
     if (ks) clReleaseKernel(ks);
-    if (kpad) clReleaseKernel(kpad);
     return st;
 }
 
@@ -322,37 +328,50 @@ static redscan_status rs_byk_read_runs(redscan_ctx *ctx, cl_mem runs, cl_ulong *
     return err == CL_SUCCESS ? REDSCAN_OK : rs_ocl_fail(ctx, err, what);
 }
 
+/* Scan by key's scratch slots for n elements and a compute type of tsize bytes: 0-2 the segmented scan's three
+ * arrays (its own slots), 3 the runs' offsets (n + 1 uint64), 4-5 the block counts and prefixes (ceil(n / 2048)
+ * uint64 each), 6 the run count. None depends on the run count: the blocking and the _async form use the same, known
+ * before any kernel runs (and redscan_reserve sizes them). */
+static void rs_byk_scan_slots(uint64_t n, size_t tsize, size_t bytes[7])
+{
+    const size_t nb = (size_t)rs_div_up(n, RS_SEG_SCAN_TILE), t = (size_t)rs_seg_scan_places(n) * tsize;
+    const size_t b[7] = {t, t, t, ((size_t)n + 1) * 8, nb * 8, nb * 8, 8};
+    memcpy(bytes, b, sizeof b);
+}
+
+void rs_ocl_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need)
+{
+    size_t bytes[7];
+    rs_byk_scan_slots(n, redscan_dtype_size(rs_compute_dtype(out_dtype)), bytes);
+    for (int i = 0; i < 7; i++) /* the segmented scan's slots 0-2 are the same */
+        if (bytes[i] > need[i]) need[i] = bytes[i];
+}
+
 /* Scan by key: rs_byk_offsets makes the runs' offsets (UINT64) in scratch slot 3; then the segmented scan's kernels
  * (no seg_check: the offsets are valid by construction; the fault word is zeroed all the same, since the kernels read
  * it). wait_ok (the blocking form): the run count R is read back (one 8-byte read) and the kernels run over R
- * segments; else (_async) over n segments, the offsets past R padded with n by byk_pad. */
+ * segments; else (_async) their grids are sized for n segments (R is not known here) and they read R from slot 6,
+ * doing nothing past it. */
 redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
                                   void *in, void *out, size_t n, int wait_ok)
 {
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, req->dtype, req->out_dtype, req->op, &program));
-    const cl_ulong N = n, nb = rs_div_up(n, RS_SEG_SCAN_TILE);
-    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const cl_ulong N = n;
     const cl_uint kkind = (cl_uint)key_dtype, kind = (cl_uint)REDSCAN_UINT64;
-    /* _async: the segment count is n, so the whole workspace is known now; blocking: the three T arrays are sized
-     * once R is known */
-    const size_t t0 = wait_ok ? tsize : (size_t)(N + N / RS_SEG_SCAN_TILE) * tsize;
-    size_t bytes[7] = {t0, t0, t0, (size_t)(N + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8};
+    size_t bytes[7];
+    rs_byk_scan_slots(N, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
     cl_mem part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
     redscan_status st = rs_ocl_scratch_split(ctx, 7, bytes, part);
-    if (st == REDSCAN_OK)
-        st = rs_byk_offsets(ctx, program, kkind, (cl_mem)keys, N, part[3], part[4], part[5], part[6], !wait_ok);
+    if (st == REDSCAN_OK) st = rs_byk_offsets(ctx, program, kkind, (cl_mem)keys, N, part[3], part[4], part[5], part[6]);
     cl_ulong S = N;
-    if (st == REDSCAN_OK && wait_ok) st = rs_byk_read_runs(ctx, part[6], &S, "clEnqueueReadBuffer (scan by key: run count)");
+    if (st == REDSCAN_OK && wait_ok)
+        st = rs_byk_read_runs(ctx, part[6], &S, "clEnqueueReadBuffer (scan by key: run count)");
     const cl_ulong slots = S + N / RS_SEG_SCAN_TILE;
-    bytes[0] = bytes[1] = bytes[2] = (size_t)slots * tsize;
-    for (int i = 0; i < 7; i++)
-        if (part[i]) clReleaseMemObject(part[i]);
-    for (int i = 0; i < 7; i++) part[i] = NULL;
-    if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, 7, bytes, part); /* slots 3..6 keep their size and data */
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
     if (st == REDSCAN_OK)
-        st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, part[3], S, slots, part, flags);
+        st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, part[3], S, slots, part, flags,
+                                wait_ok ? NULL : part[6]);
     for (int i = 0; i < 7; i++)
         if (part[i]) clReleaseMemObject(part[i]);
     return st;
@@ -388,7 +407,7 @@ redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, 
     redscan_status st = rs_ocl_scratch_split(ctx, wait_ok ? 7 : 6, bytes, part);
     const cl_mem count = wait_ok ? part[6] : (cl_mem)runs;
     if (st == REDSCAN_OK)
-        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[3], part[4], part[5], count, 0);
+        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[3], part[4], part[5], count);
     cl_ulong S = N;
     if (st == REDSCAN_OK && wait_ok) st = rs_byk_read_runs(ctx, count, &S, "clEnqueueReadBuffer (reduce by key: run count)");
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, p_keys, "byk_gather", &kg);

@@ -10,17 +10,26 @@
  * local value, the identity at the chunk start).
  *
  * Slots: chunk c of segment s is slot K(s) + c, K(s) = s + floor(offsets[s] / 2048) (strictly increasing in s, at
- * least ceil(len / 2048) slots per segment), so a slot finds its segment by a binary search over the offsets and
- * every per-chunk value is stored at its slot; slots < S + floor(in_n / 2048) (the host's bound).
+ * least ceil(len / 2048) slots per segment), so a slot finds its segment by a binary search over the offsets;
+ * slots < S + floor(in_n / 2048) (the host's bound). Its per-chunk values are stored at its place
+ * pl = K(s) + c - s = floor(offsets[s] / 2048) + c = floor(chunk start / 2048) (< floor(in_n / 2048) + 1: the
+ * arrays do not grow with S). Two chunks that store a value never share a place: tot and gsum are stored for full
+ * chunks only (not a segment's last), whose starts are 2048 or more apart; acar for chunk 32g (g >= 1), whose
+ * starts are 32 x 2048 or more apart.
  *
- *   seg_scan_totals(in, offsets, kind, S, flags, tot, slots)       tot[j] = S[c] for every chunk but a segment's
- *                                                                   last (the only ones any P uses)
- *   seg_scan_groups(tot, offsets, kind, S, flags, gsum, slots)     gsum[j] = T(g) at the slot j of chunk 32g, for
- *                                                                   every group but a segment's last; a work-item
- *                                                                   per slot
- *   seg_scan_chain(gsum, offsets, kind, S, flags, init, acar)      acar[K(s) + 32g] = A(g-1) for g >= 1; a
- *                                                                   work-item per segment, left to right
- *   seg_scan_out(in, out, offsets, kind, S, flags, tot, acar, init, exclusive, slots)
+ * runs: NULL, or the device word holding the real segment count R <= S (scan by key's _async form, which does not
+ * know R on the host: S and slots are then its bounds for n segments). Every kernel reads it once (rs_ss_live):
+ * segments from R on and slots from K(R) on are skipped at the cost of a compare, the binary searches cover
+ * segments [0, R], and offsets[R + 1 ..] are never read.
+ *
+ *   seg_scan_totals(in, offsets, kind, S, flags, tot, slots, runs)     tot[pl] = S[c] for every chunk but a
+ *                                                                       segment's last (the only ones any P uses)
+ *   seg_scan_groups(tot, offsets, kind, S, flags, gsum, slots, runs)   gsum[pl] = T(g) at the place of chunk 32g,
+ *                                                                       for every group but a segment's last; a
+ *                                                                       work-item per slot
+ *   seg_scan_chain(gsum, offsets, kind, S, flags, init, acar, runs)    acar[pl of chunk 32g] = A(g-1), g >= 1; a
+ *                                                                       work-item per segment, left to right
+ *   seg_scan_out(in, out, offsets, kind, S, flags, tot, acar, init, exclusive, slots, runs)
  *       out = P (+) L. A batch of 256 slots per group: a work-item whose slot is a segment of at most 8 elements
  *       writes it alone (the block scan of such a chunk is work-item 0's sequential left fold, L[i] = x0 (+) ... (+)
  *       xi, and P = init); the other chunks of the batch are then taken one after another by the whole group.
@@ -29,9 +38,21 @@
 #define RS_SS_CHAIN 32
 #define RS_SS_SHORT RS_COARSE_ITEMS
 
-/* Slot j: 1 when it is a chunk: its segment *seg, chunk *c, first element *base, *cnt elements, the segment's
- * chunk count *nch; 0 otherwise. */
-inline int rs_ss_slot(global const void *offsets, uint kind, ulong S, ulong j, ulong *seg, ulong *c, ulong *base,
+/* runs (scan by key's _async form): *S = R and *slots (when not NULL) at most K(R), the first slot past segment
+ * R - 1's chunks (offsets[R] is the input's length, written with R). NULL: the bounds are the counts. */
+inline void rs_ss_live(global const void *offsets, uint kind, global const ulong *runs, ulong *S, ulong *slots)
+{
+    if (!runs) return;
+    const ulong R = *runs < *S ? *runs : *S;
+    *S = R;
+    if (!slots) return;
+    const ulong k = R + rs_seg_off(offsets, kind, R) / RS_SS_TILE;
+    if (k < *slots) *slots = k;
+}
+
+/* Slot j: 1 when it is a chunk: its place *at in tot / gsum / acar, chunk *c, first element *base, *cnt elements,
+ * the segment's chunk count *nch; 0 otherwise. */
+inline int rs_ss_slot(global const void *offsets, uint kind, ulong S, ulong j, ulong *at, ulong *c, ulong *base,
                       ulong *cnt, ulong *nch)
 {
     ulong lo = 0, hi = S; /* lo = the number of segments whose first slot is <= j */
@@ -44,7 +65,7 @@ inline int rs_ss_slot(global const void *offsets, uint kind, ulong S, ulong j, u
     const ulong s = lo - 1, o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
     const ulong k = j - (s + o / RS_SS_TILE), n = (len + RS_SS_TILE - 1) / RS_SS_TILE;
     if (k >= n) return 0;
-    *seg = s;
+    *at = j - s;
     *c = k;
     *nch = n;
     *base = o + k * RS_SS_TILE;
@@ -54,7 +75,7 @@ inline int rs_ss_slot(global const void *offsets, uint kind, ulong S, ulong j, u
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_totals(
     global const IN_T *in, global const void *offsets, uint kind, ulong S, global const uint *flags, global T *tot,
-    ulong slots)
+    ulong slots, global const ulong *runs)
 {
     local T s[RS_SS_TILE] __attribute__((aligned(16)));
     local T r[RS_GROUP];
@@ -62,15 +83,16 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_total
     local uint l_n;
     const uint t = (uint)get_local_id(0);
     if (flags[0]) return; /* uniform */
+    rs_ss_live(offsets, kind, runs, &S, &slots); /* uniform too: the groups past K(R) do nothing */
     const ulong batches = (slots + RS_GROUP - 1) / RS_GROUP;
     for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
         if (t == 0) l_n = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
         const ulong j = b * RS_GROUP + t;
-        ulong seg, c, base, cnt, nch;
-        if (j < slots && rs_ss_slot(offsets, kind, S, j, &seg, &c, &base, &cnt, &nch) && c + 1 < nch) {
+        ulong pl, c, base, cnt, nch;
+        if (j < slots && rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch) && c + 1 < nch) {
             const uint at = atomic_inc(&l_n); /* the order of the list changes no bits */
-            l_j[at] = j;
+            l_j[at] = pl;
             l_base[at] = base;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -92,27 +114,29 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_total
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_groups(
     global const T *tot, global const void *offsets, uint kind, ulong S, global const uint *flags, global T *gsum,
-    ulong slots)
+    ulong slots, global const ulong *runs)
 {
     if (flags[0]) return;
+    rs_ss_live(offsets, kind, runs, &S, &slots);
     for (ulong j = get_global_id(0); j < slots; j += get_global_size(0)) {
-        ulong seg, c, base, cnt, nch;
-        if (!rs_ss_slot(offsets, kind, S, j, &seg, &c, &base, &cnt, &nch)) continue;
+        ulong pl, c, base, cnt, nch;
+        if (!rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch)) continue;
         if (c % RS_SS_CHAIN != 0 || c + RS_SS_CHAIN >= nch) continue; /* not a group's first, or the last group */
-        T w = tot[j];
-        for (uint p = 1; p < RS_SS_CHAIN; p++) w = rs_combine(w, tot[j + p]);
-        gsum[j] = w;
+        T w = tot[pl];
+        for (uint p = 1; p < RS_SS_CHAIN; p++) w = rs_combine(w, tot[pl + p]);
+        gsum[pl] = w;
     }
 }
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_chain(
     global const T *gsum, global const void *offsets, uint kind, ulong S, global const uint *flags, T init,
-    global T *acar)
+    global T *acar, global const ulong *runs)
 {
     if (flags[0]) return;
+    rs_ss_live(offsets, kind, runs, &S, 0);
     for (ulong s = get_global_id(0); s < S; s += get_global_size(0)) {
         const ulong o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
-        const ulong nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, k0 = s + o / RS_SS_TILE;
+        const ulong nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, k0 = o / RS_SS_TILE; /* chunk 0's place */
         T a = init;
         for (ulong g = 1; g * RS_SS_CHAIN < nch; g++) {
             a = rs_combine(a, gsum[k0 + (g - 1) * RS_SS_CHAIN]);
@@ -123,7 +147,7 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_chain
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
     global const IN_T *in, global OUT_T *out, global const void *offsets, uint kind, ulong S, global const uint *flags,
-    global const T *tot, global const T *acar, T init, int exclusive, ulong slots)
+    global const T *tot, global const T *acar, T init, int exclusive, ulong slots, global const ulong *runs)
 {
     local T s[RS_SS_TILE] __attribute__((aligned(16)));
     local T aux[RS_AUX_COARSE];
@@ -133,13 +157,14 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
     local T l_p;
     const uint t = (uint)get_local_id(0);
     if (flags[0]) return; /* uniform */
+    rs_ss_live(offsets, kind, runs, &S, &slots); /* uniform too: the groups past K(R) do nothing */
     const ulong batches = (slots + RS_GROUP - 1) / RS_GROUP;
     for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
         if (t == 0) l_n = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
         const ulong j = b * RS_GROUP + t;
-        ulong seg, c, base, cnt, nch;
-        if (j < slots && rs_ss_slot(offsets, kind, S, j, &seg, &c, &base, &cnt, &nch)) {
+        ulong pl, c, base, cnt, nch;
+        if (j < slots && rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch)) {
             if (cnt <= RS_SS_SHORT && nch == 1) {
                 /* the whole segment, alone: P = init, L = work-item 0's left fold (phase 1 of the block scan) */
                 T acc = IDENTITY;
@@ -151,7 +176,7 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
                 }
             } else {
                 const uint at = atomic_inc(&l_n);
-                l_j[at] = j;
+                l_j[at] = pl;
                 l_base[at] = base;
                 l_c[at] = c;
                 l_cnt[at] = (uint)cnt;
@@ -184,9 +209,10 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
  *   byk_prefix(cnt, nb, pre, offsets, runs, n)        pre[b] = the heads before block b (one group); *runs = R,
  *                                                      offsets[R] = n
  *   byk_scatter(keys, kkind, n, pre, offsets)         offsets[r] = the position of head r
- *   byk_pad(offsets, runs, n)                         offsets[r] = n for R < r <= n (the _async form's bound)
  *   byk_gather(keys, kkind, offsets, runs, ukeys)     ukeys[r] = keys[offsets[r]] for r < R (reduce by key's unique
- *                                                      keys; R read on the device, so the _async form needs no count)
+ *                                                      keys)
+ * The _async forms do not know R on the host: their kernels read it from `runs` (seg_scan_*: rs_ss_live; reduce by
+ * key: rs_seg_live), so offsets[0 .. R] are all that is ever written or read.
  * Keys are read by a kernel argument kkind (any integer redscan_dtype), compared as bits of their width. All counts
  * are integers: exact, whatever the order. */
 inline ulong rs_key(global const void *k, uint kkind, ulong i)
@@ -285,13 +311,6 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_scatter(gl
             if (m & (1u << k)) offsets[r++] = first + k;
         barrier(CLK_LOCAL_MEM_FENCE); /* l_c is rewritten */
     }
-}
-
-kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_pad(global ulong *offsets,
-                                                                           global const ulong *runs, ulong n)
-{
-    const ulong R = *runs;
-    for (ulong r = R + 1 + get_global_id(0); r <= n; r += get_global_size(0)) offsets[r] = n;
 }
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_gather(global const void *keys, uint kkind,

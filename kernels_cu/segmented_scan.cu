@@ -24,9 +24,22 @@ __device__ __forceinline__ rs_u64 rs_ss_off(const void *p, int kind, rs_u64 s)
     return static_cast<const rs_u64 *>(p)[s];
 }
 
-/* rs_ss_slot of segmented_scan.cl */
-__device__ __forceinline__ int rs_ss_slot(const void *offsets, int kind, rs_u64 S, rs_u64 j, rs_u64 *c, rs_u64 *base,
-                                          rs_u64 *cnt, rs_u64 *nch)
+/* rs_ss_live of segmented_scan.cl: runs (scan by key's _async form) NULL, or R read once; *S = R and *slots (when
+ * not NULL) at most K(R). */
+__device__ __forceinline__ void rs_ss_live(const void *offsets, int kind, const rs_u64 *runs, rs_u64 *S,
+                                           rs_u64 *slots)
+{
+    if (!runs) return;
+    const rs_u64 R = *runs < *S ? *runs : *S;
+    *S = R;
+    if (!slots) return;
+    const rs_u64 k = R + rs_ss_off(offsets, kind, R) / RS_SS_TILE;
+    if (k < *slots) *slots = k;
+}
+
+/* rs_ss_slot of segmented_scan.cl: *at is the chunk's place in tot / gsum / acar, floor(its start / RS_SS_TILE) */
+__device__ __forceinline__ int rs_ss_slot(const void *offsets, int kind, rs_u64 S, rs_u64 j, rs_u64 *at, rs_u64 *c,
+                                          rs_u64 *base, rs_u64 *cnt, rs_u64 *nch)
 {
     rs_u64 lo = 0, hi = S;
     while (lo < hi) {
@@ -38,6 +51,7 @@ __device__ __forceinline__ int rs_ss_slot(const void *offsets, int kind, rs_u64 
     const rs_u64 s = lo - 1, o = rs_ss_off(offsets, kind, s), len = rs_ss_off(offsets, kind, s + 1) - o;
     const rs_u64 k = j - (s + o / RS_SS_TILE), n = (len + RS_SS_TILE - 1) / RS_SS_TILE;
     if (k >= n) return 0;
+    *at = j - s;
     *c = k;
     *nch = n;
     *base = o + k * RS_SS_TILE;
@@ -47,7 +61,8 @@ __device__ __forceinline__ int rs_ss_slot(const void *offsets, int kind, rs_u64 
 
 template <typename SRC, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
-    seg_scan_totals(SRC in, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *tot, rs_u64 slots)
+    seg_scan_totals(SRC in, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *tot, rs_u64 slots,
+                    const rs_u64 *runs)
 {
     __shared__ __align__(16) T s[RS_SS_TILE];
     __shared__ T r[RS_GROUP];
@@ -55,15 +70,16 @@ __global__ void __launch_bounds__(RS_GROUP)
     __shared__ unsigned l_n;
     const unsigned t = threadIdx.x;
     if (flags[0]) return;
+    rs_ss_live(offsets, kind, runs, &S, &slots); /* uniform: the blocks past K(R) do nothing */
     const rs_u64 batches = (slots + RS_GROUP - 1) / RS_GROUP;
     for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
         if (t == 0) l_n = 0;
         __syncthreads();
         const rs_u64 j = b * RS_GROUP + t;
-        rs_u64 c, base, cnt, nch;
-        if (j < slots && rs_ss_slot(offsets, kind, S, j, &c, &base, &cnt, &nch) && c + 1 < nch) {
+        rs_u64 pl, c, base, cnt, nch;
+        if (j < slots && rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch) && c + 1 < nch) {
             const unsigned at = atomicAdd(&l_n, 1u);
-            l_j[at] = j;
+            l_j[at] = pl;
             l_base[at] = base;
         }
         __syncthreads();
@@ -85,27 +101,31 @@ __global__ void __launch_bounds__(RS_GROUP)
 
 template <typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
-    seg_scan_groups(const T *tot, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *gsum, rs_u64 slots)
+    seg_scan_groups(const T *tot, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *gsum, rs_u64 slots,
+                    const rs_u64 *runs)
 {
     if (flags[0]) return;
+    rs_ss_live(offsets, kind, runs, &S, &slots);
     for (rs_u64 j = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; j < slots; j += (rs_u64)gridDim.x * RS_GROUP) {
-        rs_u64 c, base, cnt, nch;
-        if (!rs_ss_slot(offsets, kind, S, j, &c, &base, &cnt, &nch)) continue;
+        rs_u64 pl, c, base, cnt, nch;
+        if (!rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch)) continue;
         if (c % RS_SS_CHAIN != 0 || c + RS_SS_CHAIN >= nch) continue;
-        T w = tot[j];
-        for (unsigned p = 1; p < RS_SS_CHAIN; p++) w = Op::combine(w, tot[j + p]);
-        gsum[j] = w;
+        T w = tot[pl];
+        for (unsigned p = 1; p < RS_SS_CHAIN; p++) w = Op::combine(w, tot[pl + p]);
+        gsum[pl] = w;
     }
 }
 
 template <typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
-    seg_scan_chain(const T *gsum, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init, T *acar)
+    seg_scan_chain(const T *gsum, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init, T *acar,
+                   const rs_u64 *runs)
 {
     if (flags[0]) return;
+    rs_ss_live(offsets, kind, runs, &S, NULL);
     for (rs_u64 s = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; s < S; s += (rs_u64)gridDim.x * RS_GROUP) {
         const rs_u64 o = rs_ss_off(offsets, kind, s), len = rs_ss_off(offsets, kind, s + 1) - o;
-        const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, k0 = s + o / RS_SS_TILE;
+        const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, k0 = o / RS_SS_TILE; /* chunk 0's place */
         T a = init;
         for (rs_u64 g = 1; g * RS_SS_CHAIN < nch; g++) {
             a = Op::combine(a, gsum[k0 + (g - 1) * RS_SS_CHAIN]);
@@ -117,7 +137,7 @@ __global__ void __launch_bounds__(RS_GROUP)
 template <typename SRC, typename DST, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
     seg_scan_out(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, const T *tot,
-                 const T *acar, T init, int exclusive, rs_u64 slots)
+                 const T *acar, T init, int exclusive, rs_u64 slots, const rs_u64 *runs)
 {
     __shared__ __align__(16) T s[RS_SS_TILE];
     __shared__ __align__(16) T aux[RS_AUX_COARSE];
@@ -127,13 +147,14 @@ __global__ void __launch_bounds__(RS_GROUP)
     __shared__ T l_p;
     const unsigned t = threadIdx.x;
     if (flags[0]) return;
+    rs_ss_live(offsets, kind, runs, &S, &slots); /* uniform: the blocks past K(R) do nothing */
     const rs_u64 batches = (slots + RS_GROUP - 1) / RS_GROUP;
     for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
         if (t == 0) l_n = 0;
         __syncthreads();
         const rs_u64 j = b * RS_GROUP + t;
-        rs_u64 c, base, cnt, nch;
-        if (j < slots && rs_ss_slot(offsets, kind, S, j, &c, &base, &cnt, &nch)) {
+        rs_u64 pl, c, base, cnt, nch;
+        if (j < slots && rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch)) {
             if (cnt <= RS_SS_SHORT && nch == 1) {
                 T acc = Op::identity();
                 for (unsigned i = 0; i < (unsigned)cnt; i++) {
@@ -145,7 +166,7 @@ __global__ void __launch_bounds__(RS_GROUP)
                 }
             } else {
                 const unsigned at = atomicAdd(&l_n, 1u);
-                l_j[at] = j;
+                l_j[at] = pl;
                 l_base[at] = base;
                 l_c[at] = c;
                 l_cnt[at] = (unsigned)cnt;
@@ -174,7 +195,7 @@ __global__ void __launch_bounds__(RS_GROUP)
 extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, const void *init,
                                       const void *in, void *out, int kind, const void *offsets,
                                       unsigned long long num_segments, const unsigned *flags, void *tot, void *gsum,
-                                      void *acar, unsigned long long slots, unsigned grid_slots,
+                                      void *acar, unsigned long long slots, const void *runs, unsigned grid_slots,
                                       unsigned grid_segments, cudaStream_t stream)
 {
     return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
@@ -183,21 +204,22 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
         typedef typename decltype(ot)::template apply<T> Op;
         typedef rs_scan_src<X> Sr;
         typedef rs_scan_dst<X, T> D;
+        const rs_u64 *R = static_cast<const rs_u64 *>(runs);
         T init_v;
         memcpy(&init_v, init, sizeof init_v);
         seg_scan_totals<typename Sr::type, T, Op><<<grid_slots, RS_GROUP, 0, stream>>>(
-            Sr::make(in, in_dtype), offsets, kind, num_segments, flags, (T *)tot, slots);
+            Sr::make(in, in_dtype), offsets, kind, num_segments, flags, (T *)tot, slots, R);
         cudaError_t err = rs_launched();
         if (err != cudaSuccess) return err;
         seg_scan_groups<T, Op><<<grid_slots, RS_GROUP, 0, stream>>>((const T *)tot, offsets, kind, num_segments, flags,
-                                                                    (T *)gsum, slots);
+                                                                    (T *)gsum, slots, R);
         if ((err = rs_launched()) != cudaSuccess) return err;
         seg_scan_chain<T, Op><<<grid_segments, RS_GROUP, 0, stream>>>((const T *)gsum, offsets, kind, num_segments,
-                                                                      flags, init_v, (T *)acar);
+                                                                      flags, init_v, (T *)acar, R);
         if ((err = rs_launched()) != cudaSuccess) return err;
         seg_scan_out<typename Sr::type, typename D::type, T, Op><<<grid_slots, RS_GROUP, 0, stream>>>(
             Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, (const T *)tot,
-            (const T *)acar, init_v, exclusive, slots);
+            (const T *)acar, init_v, exclusive, slots, R);
         return rs_launched();
     });
 }
@@ -298,16 +320,8 @@ __global__ void __launch_bounds__(RS_GROUP)
     }
 }
 
-__global__ void __launch_bounds__(RS_GROUP) byk_pad(rs_u64 *offsets, const rs_u64 *runs, rs_u64 n)
-{
-    const rs_u64 R = *runs;
-    for (rs_u64 r = R + 1 + blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; r <= n; r += (rs_u64)gridDim.x * RS_GROUP)
-        offsets[r] = n;
-}
-
 extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets,
-                                         void *cnt, void *pre, void *runs, int pad, unsigned grid_blocks,
-                                         unsigned grid_pad, cudaStream_t stream)
+                                         void *cnt, void *pre, void *runs, unsigned grid_blocks, cudaStream_t stream)
 {
     const rs_u64 nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
     byk_count<<<grid_blocks, RS_GROUP, 0, stream>>>(keys, kkind, n, (rs_u64 *)cnt);
@@ -317,12 +331,7 @@ extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned l
                                            n);
     if ((err = rs_launched()) != cudaSuccess) return err;
     byk_scatter<<<grid_blocks, RS_GROUP, 0, stream>>>(keys, kkind, n, (const rs_u64 *)pre, (rs_u64 *)offsets);
-    if ((err = rs_launched()) != cudaSuccess) return err;
-    if (pad) {
-        byk_pad<<<grid_pad, RS_GROUP, 0, stream>>>((rs_u64 *)offsets, (const rs_u64 *)runs, n);
-        err = rs_launched();
-    }
-    return err;
+    return rs_launched();
 }
 
 __global__ void __launch_bounds__(RS_GROUP) byk_gather(const void *keys, int kkind, const rs_u64 *offsets,

@@ -306,10 +306,10 @@ static void segmented(void)
     redscan_buffer *ob = h_buffer((S + 1) * 8), *idx = h_buffer(S * 8), *kb = h_buffer(MAX_N * 2);
     redscan_buffer *uk = h_buffer(MAX_N * 2); /* reduce by key's unique keys */
     if (!ob || !idx || !kb || !uk) return;
-    /* The segmented workspaces, which redscan_reserve does not size yet, grown once up front by their largest call
-     * (the _async scan by key below: n padded segments), as the file's header asks: without it that call grows the
-     * scratch last and Oclgrind reports its offsets "uninitialized" (the released-memory form, docs/RELIABILITY.md),
-     * with the same results. Its output is overwritten by the cases. */
+    /* The segmented workspaces, grown once up front by their largest calls (the _async scan and reduce by key
+     * below; redscan_reserve does not size reduce by key's yet), as the file's header asks: without it a later call
+     * grows the scratch and Oclgrind reports its offsets "uninitialized" (the released-memory form,
+     * docs/RELIABILITY.md), with the same results. Their outputs are overwritten by the cases. */
     {
         const size_t m = 20500; /* the elements of the segments below */
         int16_t *k0 = (int16_t *)h_malloc(MAX_N * 2);
@@ -422,9 +422,9 @@ static void segmented(void)
         free(want);
         free(x);
     }
-    /* scan by key (byk_count, byk_prefix, byk_scatter, byk_pad, then the scan kernels): the same segments, empty ones
-     * left out, as runs of int16 keys (equal keys recur in runs that are not adjacent), blocking (inclusive) and
-     * _async (exclusive, offsets padded to n) */
+    /* scan by key (byk_count, byk_prefix, byk_scatter, then the scan kernels): the same segments, empty ones left
+     * out, as runs of int16 keys (equal keys recur in runs that are not adjacent), blocking (inclusive) and _async
+     * (exclusive, the kernels reading the run count on the device) */
     for (int async = 0; async < 2; async++) {
         if (!h_case("scan_by_key sum int32 keys=int16%s", async ? " async" : "")) continue;
         const size_t m = (size_t)(off[S] - off[0]);
@@ -460,7 +460,7 @@ static void segmented(void)
         free(want);
         free(x);
     }
-    /* reduce by key (byk_count, byk_prefix, byk_scatter, byk_gather, byk_pad, then the segmented reduction's levels):
+    /* reduce by key (byk_count, byk_prefix, byk_scatter, byk_gather, then the segmented reduction's levels):
      * the same runs of int16 keys, blocking (R segments) and _async (n padded segments, the run count into idx) */
     for (int async = 0; async < 2; async++) {
         if (!h_case("reduce_by_key sum int32 keys=int16%s", async ? " async" : "")) continue;

@@ -17,14 +17,19 @@
  *   errors           host checks (status, message, nothing written) and the device checks (decreasing, negative,
  *                    past the end; blocking and _async)
  *   scan by key      every key dtype (int8 .. uint64), runs from the layouts above (keys that wrap, equal keys in
- *                    runs that are not adjacent), blocking / _async (offsets padded), in place, a widening; its
- *                    errors (keys shorter than n, float keys, out == keys, ...) */
+ *                    runs that are not adjacent), blocking / _async (R read on the device), in place, a widening;
+ *                    its errors (keys shorter than n, float keys, out == keys, ...)
+ *   workspace        the _async forms after redscan_reserve in a fresh context: scan by key with R << n and R = n,
+ *                    a segmented scan over 2n segments; in fault-injection builds, no allocation (workspace_case) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#ifdef REDSCAN_TEST_FAULTS
+#include "redscan_fault.h" /* fault-injection builds: the workspace case counts allocations */
+#endif
 
 static int g_have_fp64 = 1;
 static int g_have_single_pass = 1;
@@ -484,6 +489,86 @@ static void bykey_errors(void)
     redscan_buffer_destroy(h_ctx, out);
 }
 
+/* ---------------------------------------------------------------- the workspace of the _async forms
+ * redscan_scan_by_key_async does not know the run count R on the host: its kernels read R on the device and skip the
+ * n - R segments past it, and the segmented scan's arrays are indexed by a chunk's position in the input, so they do
+ * not grow with the segment count. A fresh context: redscan_reserve(INT32, n), then, each against the emulation of
+ * every segment, scan by key _async with R = 4 (a run of 33 chunks: the chain, runs ending on chunk edges) and with
+ * R = n (every key its own run), and segmented_scan_async over 2n segments (most of them empty). In fault-injection
+ * builds (REDSCAN_TEST_FAULTS) none of those calls may allocate: reserve sized them all, whatever their segment count
+ * (a workspace of n padded segments, or a reserve that skips these operations, fails there). */
+#define WS_N (33 * 2048 + 4100)
+
+/* want = every segment of offsets off[0 .. S] scanned alone (inclusive, SUM, INT32, init NULL) */
+static void ws_emulate(const int32_t *x, const uint64_t *off, size_t S, int32_t *want)
+{
+    for (size_t s = 0; s < S; s++)
+        ref_scan_emulate_single_pass(REDSCAN_BLOCK_COARSENED, REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, 0, NULL,
+                                     x + off[s], want + off[s], (size_t)(off[s + 1] - off[s]));
+}
+
+static void workspace_case(void)
+{
+    if (!h_case("scan_by_key_async / segmented_scan_async workspace: reserve, R << n, R = n, 2n segments")) return;
+    const size_t n = WS_N, S2 = 2 * (size_t)WS_N;
+    redscan_ctx *c = NULL;
+    if (!CHECK_OK(redscan_create(&c, REDSCAN_BACKEND_AUTO), "redscan_create")) return;
+    int32_t *x = (int32_t *)h_malloc(n * 4), *want = (int32_t *)h_malloc(n * 4), *got = (int32_t *)h_malloc(n * 4);
+    int32_t *k_few = (int32_t *)h_malloc(n * 4), *k_all = (int32_t *)h_malloc(n * 4);
+    uint64_t *off_few = (uint64_t *)h_malloc(5 * 8), *off_all = (uint64_t *)h_malloc((n + 1) * 8);
+    uint64_t *off_seg = (uint64_t *)h_malloc((S2 + 1) * 8);
+    h_rng r;
+    h_rng_init(&r, h_seed(46, 0, 0, 0, 0, 0));
+    h_generate(&r, REDSCAN_INT32, REDSCAN_SUM, GEN_PLAIN, x, n);
+    /* runs: [0, 2048), [2048, 2048 + 33 x 2048) (33 chunks), one element, the rest */
+    const uint64_t few[5] = {0, 2048, 34 * 2048, 34 * 2048 + 1, n};
+    memcpy(off_few, few, sizeof few);
+    for (size_t s = 0; s < 4; s++)
+        for (uint64_t i = few[s]; i < few[s + 1]; i++) k_few[i] = (int32_t)(s % 2) - 7; /* -7, -6, -7, -6 */
+    for (size_t i = 0; i <= n; i++) off_all[i] = i;
+    for (size_t i = 0; i < n; i++) k_all[i] = (int32_t)i;
+    for (size_t s = 0; s <= S2; s++) off_seg[s] = s / 2; /* segment 2i is empty, 2i + 1 is element i */
+    redscan_buffer *in = NULL, *out = NULL, *kf = NULL, *ka = NULL, *ob = NULL;
+    int ok = CHECK_OK(redscan_reserve(c, REDSCAN_INT32, n), "redscan_reserve");
+    ok &= CHECK_OK(redscan_buffer_create(c, n * 4, &in), "in") &&
+          CHECK_OK(redscan_buffer_create(c, n * 4, &out), "out") &&
+          CHECK_OK(redscan_buffer_create(c, n * 4, &kf), "keys") &&
+          CHECK_OK(redscan_buffer_create(c, n * 4, &ka), "keys") &&
+          CHECK_OK(redscan_buffer_create(c, (S2 + 1) * 8, &ob), "offsets");
+    ok = ok && CHECK_OK(redscan_buffer_write(c, in, 0, x, n * 4), "write in") &&
+         CHECK_OK(redscan_buffer_write(c, kf, 0, k_few, n * 4), "write keys") &&
+         CHECK_OK(redscan_buffer_write(c, ka, 0, k_all, n * 4), "write keys") &&
+         CHECK_OK(redscan_buffer_write(c, ob, 0, off_seg, (S2 + 1) * 8), "write offsets") &&
+         CHECK_OK(redscan_synchronize(c), "synchronize");
+    const redscan_scan_desc d = {REDSCAN_SUM, REDSCAN_INT32, 0, 0, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+    for (int pass = 0; ok && pass < 3; pass++) {
+        static const char *const what[3] = {"scan_by_key_async, 4 runs", "scan_by_key_async, n runs",
+                                            "segmented_scan_async, 2n segments"};
+        memset(got, SENTINEL, n * 4); /* out poisoned: every element must be written by this pass */
+        if (!CHECK_OK(redscan_buffer_write(c, out, 0, got, n * 4), "poison out")) break;
+#ifdef REDSCAN_TEST_FAULTS
+        redscan_fault_arm(REDSCAN_FAULT_ALLOC, 0); /* count only */
+#endif
+        redscan_status st = pass == 0   ? redscan_scan_by_key_async(c, &d, REDSCAN_INT32, kf, in, out, n)
+                            : pass == 1 ? redscan_scan_by_key_async(c, &d, REDSCAN_INT32, ka, in, out, n)
+                                        : redscan_segmented_scan_async(c, &d, in, REDSCAN_UINT64, ob, S2, out);
+        if (!CHECK_OK(st, what[pass]) || !CHECK_OK(redscan_synchronize(c), "redscan_synchronize")) break;
+#ifdef REDSCAN_TEST_FAULTS
+        CHECK(redscan_fault_count(REDSCAN_FAULT_ALLOC) == 0, "%s after redscan_reserve: %" PRIu64 " allocations",
+              what[pass], redscan_fault_count(REDSCAN_FAULT_ALLOC));
+#endif
+        if (pass == 0) ws_emulate(x, off_few, 4, want);
+        else ws_emulate(x, off_all, n, want);
+        if (CHECK_OK(redscan_buffer_read(c, out, 0, got, n * 4), "read"))
+            CHECK_ARRAY(REDSCAN_SUM, REDSCAN_INT32, got, want, n, what[pass]);
+    }
+    redscan_buffer *bs[] = {in, out, kf, ka, ob};
+    for (int i = 0; i < 5; i++)
+        if (bs[i]) redscan_buffer_destroy(c, bs[i]);
+    redscan_destroy(c);
+    free(x), free(want), free(got), free(k_few), free(k_all), free(off_few), free(off_all), free(off_seg);
+}
+
 int main(void)
 {
     h_open("test_segmented_scan");
@@ -569,6 +654,7 @@ int main(void)
         bykey_case(REDSCAN_SUM, REDSCAN_FLOAT16, REDSCAN_FLOAT32, REDSCAN_UINT8, LAY_ONES, cap / 4, big, o);
         bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_INT64, LAY_HUGE, cap, big, o);
     }
+    workspace_case();
     printf("scan by key: %.1f s\n", h_now() - t0);
     return h_done();
 }
