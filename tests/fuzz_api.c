@@ -3,7 +3,9 @@
  *
  * The input's bytes choose the function (reduce_host, reduce_host_ex, scan_host, scan_host_ex, mean_host,
  * argmin_host, argmax_host, topk_host, and the scan parts: redscan_scan_section_totals -> host chain ->
- * redscan_scan_with_carries on device buffers at element offsets, compared with the AUTO scan's documented order), the op and dtype (now and then values outside the enums), the descriptor
+ * redscan_scan_with_carries on device buffers at element offsets, compared with the AUTO scan's documented order; the
+ * segment functions on device buffers: redscan_segmented_reduce, _argmin, _argmax, _scan, redscan_scan_by_key and
+ * redscan_reduce_by_key, blocking forms), the op and dtype (now and then values outside the enums), the descriptor
  * (out_dtype: 0 / same / widening / something else; algorithm, block and grid, valid or not; exclusive 0, 1 or
  * neither; init NULL or a value; flags 0 or not), in place or not, NULL pointers now and then, k, largest, n
  * (<= 4096) and the elements (the remaining bytes, repeated as needed; so every bit pattern, NaN payloads and
@@ -30,12 +32,29 @@
  * in float32 and round once on store (reference.h; a NaN sum / product is the canonical NaN, compared bit for bit).
  * Any deviation aborts (a libFuzzer crash, input saved).
  *
+ * The segment functions (docs/SEMANTICS.md "Segments", "Segmented scans"): `in` holds the n elements (now and then a
+ * partial element more, which does not count); num_segments + 1 offsets of offsets_dtype (INT32 / UINT32 / INT64 /
+ * UINT64, 1/16 another dtype: INVALID_ARGUMENT) from lengths read off the payload's end (mostly 0 and 1, some short,
+ * a few up to MAXN), clamped to n, sometimes starting past 0; num_segments = 0 is INVALID_ARGUMENT; now and then one
+ * bad offset (decreasing, negative, or the last past n), which the device must find: the blocking call returns
+ * INVALID_ARGUMENT and writes nothing, and the following redscan_synchronize returns OK (reported once). Keys (any
+ * integer key_dtype, 1/16 a non-integer: INVALID_ARGUMENT): runs with lengths from the same bytes, each run's key one
+ * of 0, 1, 2, the top bit, top bit | 1, all ones (adjacent runs merge; sign / top-bit neighbours stay apart). Algorithms
+ * mostly the ones segments run (AUTO / COARSENED / SINGLE_PASS), some other valid ones (UNSUPPORTED), a few outside
+ * the enums. Each segment or run is checked as the flat call on its slice (check_reduce with COARSENED, check_scan
+ * with AUTO / AUTO: the documented bits, and floats within the reference bound too), argmin / argmax indices and
+ * values exactly (UINT64_MAX and the worst value for an empty segment), unique keys bit for bit, num_runs exactly;
+ * output elements outside the segments, past num_segments or past num_runs, and every output of a failed call,
+ * must keep their sentinels (in place: the input).
+ *
  * The context is created once (REDSCAN_BACKEND picks the backend, default auto) and kept for the whole run, so
  * the library's caches persist across inputs as in a long-running program; it is destroyed at exit.
  *
  * Input layout (bytes; missing bytes read as 0):
  *   0 function   1 op   2 dtype (1..12 and around)   3 flags A   4 flags B   5 algorithm/block/grid   6-7 n   8-9 k
- *   (the scan parts: 8-9 the element offsets of in and out)
+ *   (the scan parts: 8-9 the element offsets of in and out; segments: 8 bits 0-3 offsets_dtype / key_dtype, 4-6 a
+ *   bad offset (5 decreasing, 6 negative, 7 last past n), 7 and 9 num_segments (0 .. 511); 5 algorithm / block / grid
+ *   as seg_algo / seg_block / seg_grid read it; flags B low nibble 8: the offsets / keys buffer one element short)
  *   10.. data */
 #include <float.h>
 #include <inttypes.h>
@@ -382,12 +401,461 @@ static void check_parts(const redscan_scan_desc *d, int dt_ok, redscan_dtype T, 
     free(P);
 }
 
+/* ---------------------------------------------------------------- segments, segmented scans, by key */
+
+/* What the segment functions take from the decoded input (LLVMFuzzerTestOneInput). */
+typedef struct {
+    int fn, op, dt, out_dtype, od_ok;
+    redscan_dtype T;           /* output type (the widening when valid) */
+    const unsigned char *x;    /* n elements of dt (es bytes each) */
+    size_t n, es, os;
+    const uint8_t *payload;    /* segment lengths and keys come from its end */
+    size_t plen;
+    uint8_t fa, fb, fc, b8, b9;
+    int exclusive, use_init, inplace, want_aux, nullsel;
+    unsigned flags;
+    const ref_val *init;
+} seg_input;
+
+/* The i-th length byte: the payload read from its end, so lengths and data come from different bytes. */
+static uint8_t seg_byte(const seg_input *s, size_t i)
+{
+    return s->plen ? s->payload[s->plen - 1 - i % s->plen] : (uint8_t)(i * 37u + 11u);
+}
+
+/* A segment or run length: mostly 0 and 1, some short, now and then long (256 .. 4096, clamped by the caller). */
+static size_t seg_len(uint8_t b)
+{
+    if (b < 0x60) return 0;
+    if (b < 0xA0) return 1;
+    if (b < 0xF0) return 2 + (b & 31u);
+    return ((size_t)(b & 15u) + 1) * 256;
+}
+
+/* reduce algorithm / scan block and grid from byte 5: mostly the ones segments run (AUTO, COARSENED,
+ * SINGLE_PASS), then the valid but unsupported ones, then values outside the enums. */
+static int seg_algo(uint8_t fc)
+{
+    const int a = fc & 15;
+    if (a < 12) return a & 1 ? REDSCAN_REDUCE_COARSENED : REDSCAN_REDUCE_AUTO;
+    if (a == 12) return REDSCAN_REDUCE_TREE;
+    if (a == 13) return REDSCAN_REDUCE_INTERLEAVED;
+    if (a == 14) return fc & 16 ? REDSCAN_REDUCE_WARP_SYNC : REDSCAN_REDUCE_SHUFFLE;
+    return REDSCAN_REDUCE_SHUFFLE + 1 + (fc >> 4 & 3);
+}
+static int seg_block(uint8_t fc)
+{
+    const int a = fc & 15;
+    if (a < 12) return a & 1 ? REDSCAN_BLOCK_COARSENED : REDSCAN_BLOCK_AUTO;
+    if (a == 12) return REDSCAN_BLOCK_KOGGE_STONE;
+    if (a == 13) return REDSCAN_BLOCK_BRENT_KUNG;
+    if (a == 14) return REDSCAN_BLOCK_KOGGE_STONE_DB;
+    return REDSCAN_BLOCK_COARSENED + 1 + (fc >> 4 & 3);
+}
+static int seg_grid(uint8_t fc)
+{
+    const int g = fc >> 4;
+    if (g < 10) return REDSCAN_GRID_AUTO;
+    if (g < 13) return REDSCAN_GRID_SINGLE_PASS;
+    if (g == 13) return REDSCAN_GRID_HIERARCHICAL;
+    if (g == 14) return REDSCAN_GRID_REDUCE_THEN_SCAN;
+    return REDSCAN_GRID_SINGLE_PASS + 1;
+}
+
+/* The status of a call whose host checks give `invalid` (INVALID_ARGUMENT due) and `unsup` (an algorithm segments do
+ * not run: UNSUPPORTED due); when both are due the documents fix no order, so either is accepted. Then FLOAT64 on a
+ * device without it, then a device fault of the offsets (INVALID_ARGUMENT), else OK. */
+static unsigned seg_want(int invalid, int unsup, int fp64, int fault)
+{
+    if (invalid) return M(REDSCAN_ERR_INVALID_ARGUMENT) | (unsup ? M(REDSCAN_ERR_UNSUPPORTED) : 0);
+    if (unsup) return M(REDSCAN_ERR_UNSUPPORTED);
+    if (fp64) return M(REDSCAN_ERR_UNSUPPORTED) | (fault ? M(REDSCAN_ERR_INVALID_ARGUMENT) : 0);
+    return fault ? M(REDSCAN_ERR_INVALID_ARGUMENT) : M(REDSCAN_OK);
+}
+
+static unsigned char *seg_read(redscan_buffer *b, size_t bytes)
+{
+    unsigned char *p = (unsigned char *)malloc(bytes ? bytes : 1);
+    if (!p) abort();
+    if (bytes && redscan_buffer_read(g_ctx, b, 0, p, bytes) != REDSCAN_OK) fail("buffer_read(%zu)", bytes);
+    return p;
+}
+
+/* One result of a reduction checked as the flat harness checks redscan_reduce_ex (coarsened): check_reduce wants
+ * a 16-byte result with sentinels past the element. */
+static void seg_check_reduce(const seg_input *s, const unsigned char *slice, size_t len, const unsigned char *res)
+{
+    unsigned char r[16];
+    memset(r, SENT, sizeof r);
+    memcpy(r, res, ref_size(s->T));
+    check_reduce((redscan_op)s->op, (redscan_dtype)s->dt, s->T, REDSCAN_REDUCE_COARSENED, slice, len, r);
+}
+
+/* ---- offsets: num_segments + 1 of offsets_dtype, from the length bytes; now and then a bad one ---- */
+
+typedef struct {
+    redscan_dtype odt; /* may be invalid */
+    size_t count;      /* num_segments + 1 */
+    uint64_t *v;       /* the values as stored (two's complement for a negative one) */
+    int fault;         /* the device must find them bad */
+} seg_offsets;
+
+static int offsets_dtype_ok(int odt)
+{
+    return odt == REDSCAN_INT32 || odt == REDSCAN_UINT32 || odt == REDSCAN_INT64 || odt == REDSCAN_UINT64;
+}
+
+static void make_offsets(const seg_input *s, size_t num_segments, size_t in_n, seg_offsets *o)
+{
+    static const int kinds[8] = {REDSCAN_INT32, REDSCAN_UINT32, REDSCAN_INT64, REDSCAN_UINT64,
+                                 REDSCAN_INT32, REDSCAN_INT64,  REDSCAN_UINT64, REDSCAN_UINT32};
+    static const int bad_kinds[4] = {0, REDSCAN_FLOAT32, REDSCAN_INT16, REDSCAN_BFLOAT16 + 1};
+    const int k = s->b8 & 7;
+    o->odt = (redscan_dtype)(k == 7 && (s->b8 & 8) ? bad_kinds[s->b9 & 3] : kinds[k]);
+    o->count = num_segments + 1;
+    o->v = (uint64_t *)calloc(o->count, sizeof *o->v);
+    if (!o->v) abort();
+    /* valid offsets: a start (now and then past 0: elements before the first segment), then the lengths, clamped
+     * to the elements in holds */
+    uint64_t at = (s->fa & 32) ? seg_byte(s, 0) % 41 : 0;
+    if (at > in_n) at = in_n;
+    o->v[0] = at;
+    for (size_t i = 1; i < o->count; i++) {
+        at += seg_len(seg_byte(s, i));
+        if (at > in_n) at = in_n;
+        o->v[i] = at;
+    }
+    /* bad offsets (byte 8 bits 4-6: 5 decreasing, 6 negative, 7 last past in's end) */
+    const int mode = s->b8 >> 4 & 7;
+    const size_t at_s = num_segments ? (size_t)s->b9 % num_segments : 0;
+    const int sgn = o->odt == REDSCAN_INT32 || o->odt == REDSCAN_INT64;
+    const int w32 = o->odt == REDSCAN_INT32 || o->odt == REDSCAN_UINT32;
+    if (num_segments && mode == 5) o->v[at_s] = o->v[at_s + 1] + 1 + (s->fa >> 6);
+    if (num_segments && mode == 6) o->v[at_s + (s->fb & 1)] = (s->fa & 64) && !w32 ? (uint64_t)INT64_MIN : UINT64_MAX;
+    if (num_segments && mode == 7) o->v[num_segments] = in_n + 1 + (s->b9 & 7);
+    /* narrow to the stored width: a 32-bit kind keeps the low 32 bits (-1 stays -1 / 0xFFFFFFFF) */
+    for (size_t i = 0; i < o->count; i++)
+        if (w32) o->v[i] = sgn ? (uint64_t)(int64_t)(int32_t)(uint32_t)o->v[i] : (uint64_t)(uint32_t)o->v[i];
+    /* what the device must find, from the stored values alone (docs/SEMANTICS.md "Segments") */
+    o->fault = 0;
+    for (size_t i = 0; i < o->count; i++) {
+        if (sgn && (int64_t)o->v[i] < 0) o->fault = 1;
+        if (i + 1 < o->count && (sgn ? (int64_t)o->v[i] > (int64_t)o->v[i + 1] : o->v[i] > o->v[i + 1])) o->fault = 1;
+    }
+    if (sgn ? (int64_t)o->v[num_segments] > (int64_t)in_n : o->v[num_segments] > in_n) o->fault = 1;
+}
+
+/* The offsets buffer: count offsets, one short now and then (flags B low nibble 0x8: INVALID_ARGUMENT). */
+static redscan_buffer *offsets_buffer(const seg_input *s, const seg_offsets *o, int *short_buf)
+{
+    const size_t osz = offsets_dtype_ok(o->odt) ? ref_size(o->odt) : 8;
+    unsigned char *raw = (unsigned char *)calloc(o->count, osz);
+    if (!raw) abort();
+    for (size_t i = 0; i < o->count; i++) {
+        if (osz == 4) {
+            const uint32_t v = (uint32_t)o->v[i];
+            memcpy(raw + i * 4, &v, 4);
+        } else {
+            memcpy(raw + i * 8, &o->v[i], 8);
+        }
+    }
+    *short_buf = (s->fb & 0x0F) == 0x08;
+    const size_t bytes = (o->count - (size_t)*short_buf) * osz + (*short_buf ? osz - 1 : 0);
+    redscan_buffer *b = parts_buffer(bytes, raw, bytes);
+    free(raw);
+    return b;
+}
+
+/* in: n elements of dt, and now and then a partial element more (in holds floor(bytes / es) elements). */
+static redscan_buffer *seg_in_buffer(const seg_input *s, size_t *bytes)
+{
+    *bytes = s->n * s->es + (s->n % 3 == 1 ? s->es - 1 : 0);
+    return parts_buffer(*bytes, s->x, s->n * s->es);
+}
+
+/* After every call nothing may be left pending: a fault found on the device is reported once, by the call. */
+static void seg_sync(void)
+{
+    const redscan_status st = redscan_synchronize(g_ctx);
+    if (st != REDSCAN_OK) fail("redscan_synchronize after the call: %s (a fault reported twice, or left pending)",
+                               st_name(st));
+}
+
+/* redscan_segmented_reduce (fn 9), _argmin (10), _argmax (11), _scan (12) */
+static void fuzz_segmented(const seg_input *s)
+{
+    const int dt_ok = valid_dtype(s->dt);
+    const size_t num_segments = (size_t)s->b9 | (size_t)(s->b8 >> 7) << 8;
+    const size_t in_n = s->n;
+    seg_offsets o;
+    make_offsets(s, num_segments, in_n, &o);
+    int short_off = 0;
+    size_t in_bytes = 0;
+    redscan_buffer *in = seg_in_buffer(s, &in_bytes);
+    redscan_buffer *off = offsets_buffer(s, &o, &short_off);
+    const redscan_buffer *inp = (s->nullsel & 1) ? NULL : in;
+    static char what[400];
+    snprintf(what, sizeof what, "%s num_segments=%zu offsets_dtype=%d bad_offset=%d fault=%d short=%d seg_algo=%d "
+             "seg_block=%d seg_grid=%d", g_what, num_segments, (int)o.odt, s->b8 >> 4 & 7, o.fault, short_off,
+             seg_algo(s->fc), seg_block(s->fc), seg_grid(s->fc));
+    g_what = what;
+    int invalid = !dt_ok || !offsets_dtype_ok(o.odt) || num_segments == 0 || short_off || inp == NULL;
+    int unsup = 0;
+    const int fp64 = dt_ok && fp64_unsupported((redscan_dtype)s->dt, s->T);
+    redscan_status st;
+    unsigned want;
+
+    if (s->fn == 12) { /* segmented scan: out holds in_n elements of the output type */
+        const int block = seg_block(s->fc), grid = seg_grid(s->fc);
+        const redscan_scan_desc d = {(redscan_op)s->op,      (redscan_dtype)s->dt,          (redscan_dtype)s->out_dtype,
+                                     s->exclusive,           s->use_init ? s->init->b : NULL, (redscan_block_scan)block,
+                                     (redscan_grid_scan)grid, s->flags};
+        invalid |= !valid_op(s->op) || !s->od_ok || (s->exclusive != 0 && s->exclusive != 1) ||
+                   block > REDSCAN_BLOCK_COARSENED || grid > REDSCAN_GRID_SINGLE_PASS || s->flags != 0;
+        unsup = block <= REDSCAN_BLOCK_COARSENED && grid <= REDSCAN_GRID_SINGLE_PASS &&
+                ((block != REDSCAN_BLOCK_AUTO && block != REDSCAN_BLOCK_COARSENED) ||
+                 (grid != REDSCAN_GRID_AUTO && grid != REDSCAN_GRID_SINGLE_PASS));
+        const int ip = s->inplace;
+        invalid |= ip && s->T != (redscan_dtype)s->dt; /* in place needs out_dtype == dtype */
+        const size_t out_bytes = in_n * s->os + 16;
+        redscan_buffer *out = ip ? in : parts_buffer(out_bytes, NULL, 0);
+        redscan_buffer *outp = (s->nullsel & 2) ? NULL : out;
+        invalid |= outp == NULL;
+        st = redscan_segmented_scan(g_ctx, &d, inp, o.odt, off, num_segments, outp);
+        want = seg_want(invalid, unsup, fp64, o.fault);
+        expect_status(st, want);
+        seg_sync();
+        unsigned char *got = seg_read(out, ip ? in_bytes : out_bytes);
+        /* what out must hold outside the segments (and everywhere after a failure): the input (in place) or SENT */
+        unsigned char *before = (unsigned char *)malloc(ip ? in_bytes + 1 : out_bytes);
+        if (!before) abort();
+        memset(before, SENT, ip ? in_bytes + 1 : out_bytes);
+        if (ip) memcpy(before, s->x, in_n * s->es);
+        if (st == REDSCAN_OK) {
+            for (size_t g = 0; g < num_segments; g++) {
+                const size_t a = (size_t)o.v[g], len = (size_t)(o.v[g + 1] - o.v[g]);
+                if (len)
+                    check_scan((redscan_op)s->op, (redscan_dtype)s->dt, s->T, s->exclusive, s->use_init ? s->init : NULL,
+                               REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, s->x + a * s->es, len, got + a * s->os);
+                memcpy(before + a * s->os, got + a * s->os, len * s->os); /* checked: take as expected */
+            }
+        }
+        if (memcmp(got, before, ip ? in_bytes : out_bytes) != 0)
+            fail(st == REDSCAN_OK ? "segmented scan wrote outside its segments" : "a failed segmented scan wrote out");
+        free(got);
+        free(before);
+        if (!ip) redscan_buffer_destroy(g_ctx, out);
+    } else if (s->fn == 9) { /* segmented reduce: num_segments results of the output type */
+        const int algo = seg_algo(s->fc);
+        const redscan_reduce_desc d = {(redscan_op)s->op, (redscan_dtype)s->dt, (redscan_dtype)s->out_dtype,
+                                       (redscan_reduce_algo)algo, s->flags};
+        invalid |= !valid_op(s->op) || !s->od_ok || algo > REDSCAN_REDUCE_SHUFFLE || s->flags != 0;
+        unsup = algo <= REDSCAN_REDUCE_SHUFFLE && algo != REDSCAN_REDUCE_AUTO && algo != REDSCAN_REDUCE_COARSENED;
+        const size_t out_bytes = num_segments * s->os + 16;
+        redscan_buffer *out = parts_buffer(out_bytes, NULL, 0);
+        redscan_buffer *outp = (s->nullsel & 2) ? NULL : out;
+        invalid |= outp == NULL;
+        st = redscan_segmented_reduce(g_ctx, &d, inp, o.odt, off, num_segments, outp);
+        expect_status(st, seg_want(invalid, unsup, fp64, o.fault));
+        seg_sync();
+        unsigned char *got = seg_read(out, out_bytes);
+        if (st == REDSCAN_OK) {
+            for (size_t g = 0; g < num_segments; g++)
+                seg_check_reduce(s, s->x + o.v[g] * s->es, (size_t)(o.v[g + 1] - o.v[g]), got + g * s->os);
+            if (!untouched(got + num_segments * s->os, 16)) fail("segmented reduce wrote past num_segments");
+        } else if (!untouched(got, out_bytes)) {
+            fail("a failed segmented reduce wrote out");
+        }
+        free(got);
+        redscan_buffer_destroy(g_ctx, out);
+    } else { /* segmented argmin / argmax: indices, and values when want_aux */
+        const int want_max = s->fn == 11;
+        const size_t idx_bytes = num_segments * 8 + 16, val_bytes = num_segments * s->es + 16;
+        redscan_buffer *idx = parts_buffer(idx_bytes, NULL, 0);
+        redscan_buffer *val = s->want_aux ? parts_buffer(val_bytes, NULL, 0) : NULL;
+        redscan_buffer *idxp = (s->nullsel & 2) ? NULL : idx;
+        invalid |= idxp == NULL;
+        st = want_max ? redscan_segmented_argmax(g_ctx, (redscan_dtype)s->dt, inp, o.odt, off, num_segments, idxp, val)
+                      : redscan_segmented_argmin(g_ctx, (redscan_dtype)s->dt, inp, o.odt, off, num_segments, idxp, val);
+        expect_status(st, seg_want(invalid, 0, dt_ok && fp64_unsupported((redscan_dtype)s->dt, (redscan_dtype)s->dt),
+                                   o.fault));
+        seg_sync();
+        unsigned char *gi = seg_read(idx, idx_bytes), *gv = val ? seg_read(val, val_bytes) : NULL;
+        if (st == REDSCAN_OK) {
+            const redscan_dtype D = (redscan_dtype)s->dt;
+            for (size_t g = 0; g < num_segments; g++) {
+                const size_t a = (size_t)o.v[g], len = (size_t)(o.v[g + 1] - o.v[g]);
+                uint64_t got_i;
+                memcpy(&got_i, gi + g * 8, 8);
+                const uint64_t w = len ? a + ref_argext(D, want_max, s->x + a * s->es, len) : UINT64_MAX;
+                if (got_i != w)
+                    fail("segmented arg%s: segment %zu [%zu, %zu): index %" PRIu64 ", want %" PRIu64,
+                         want_max ? "max" : "min", g, a, a + len, got_i, w);
+                if (gv) {
+                    const ref_val wv = len ? ref_load(D, s->x, (size_t)w) : want_max ? ref_type_min(D) : ref_type_max(D);
+                    if (!ref_bits_equal(D, ref_load(D, gv, g), wv))
+                        fail("segmented arg%s: segment %zu: value 0x%016" PRIx64 ", want 0x%016" PRIx64,
+                             want_max ? "max" : "min", g, ref_load(D, gv, g).u64, wv.u64);
+                }
+            }
+            if (!untouched(gi + num_segments * 8, 16) || (gv && !untouched(gv + num_segments * s->es, 16)))
+                fail("segmented arg%s wrote past num_segments", want_max ? "max" : "min");
+        } else if (!untouched(gi, idx_bytes) || (gv && !untouched(gv, val_bytes))) {
+            fail("a failed segmented arg%s wrote its outputs", want_max ? "max" : "min");
+        }
+        free(gi);
+        free(gv);
+        redscan_buffer_destroy(g_ctx, idx);
+        if (val) redscan_buffer_destroy(g_ctx, val);
+    }
+    redscan_buffer_destroy(g_ctx, in);
+    redscan_buffer_destroy(g_ctx, off);
+    free(o.v);
+}
+
+/* ---- by key: runs of equal adjacent keys ---- */
+
+static int key_dtype_ok(int k)
+{
+    return (k >= REDSCAN_INT32 && k <= REDSCAN_UINT64) || (k >= REDSCAN_INT8 && k <= REDSCAN_UINT16);
+}
+
+/* n keys of kdt: runs with lengths from the length bytes, each run's key one of a few values (0, 1, 2, the top bit,
+ * the top bit | 1, all ones), so adjacent runs often share a key (they merge) and keys that differ only in the sign
+ * or top bit meet. Stored little-endian in the key width; returns the bytes per key. */
+static size_t make_keys(const seg_input *s, int kdt, unsigned char *keys)
+{
+    const size_t ks = key_dtype_ok(kdt) ? ref_size((redscan_dtype)kdt) : 4;
+    const uint64_t top = (uint64_t)1 << (ks * 8 - 1);
+    const uint64_t vals[6] = {0, 1, 2, top, top | 1, UINT64_MAX};
+    size_t i = 0, r = 0;
+    while (i < s->n) {
+        size_t len = seg_len(seg_byte(s, 2 * r + 1));
+        if (len == 0) len = 1;
+        const uint64_t key = vals[seg_byte(s, 2 * r + 2) % 6];
+        for (size_t j = 0; j < len && i < s->n; j++, i++) memcpy(keys + i * ks, &key, ks); /* little-endian */
+        r++;
+    }
+    return ks;
+}
+
+/* The runs of the keys, compared as the bits of their width: run r is [start[r], start[r + 1]). Returns R. */
+static size_t key_runs(const unsigned char *keys, size_t ks, size_t n, size_t *start)
+{
+    size_t R = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || memcmp(keys + i * ks, keys + (i - 1) * ks, ks) != 0) start[R++] = i;
+    start[R] = n;
+    return R;
+}
+
+/* redscan_scan_by_key (fn 13), redscan_reduce_by_key (fn 14) */
+static void fuzz_by_key(const seg_input *s)
+{
+    static const int kdts[8] = {REDSCAN_INT8,  REDSCAN_UINT8, REDSCAN_INT16, REDSCAN_UINT16,
+                                REDSCAN_INT32, REDSCAN_UINT32, REDSCAN_INT64, REDSCAN_UINT64};
+    static const int bad_kdts[4] = {0, REDSCAN_FLOAT32, REDSCAN_FLOAT16, REDSCAN_BFLOAT16 + 1};
+    const int kdt = (s->b8 & 0x78) == 0x78 ? bad_kdts[s->b9 & 3] : kdts[s->b8 & 7];
+    const int dt_ok = valid_dtype(s->dt);
+    const size_t n = s->n;
+    unsigned char *keys = (unsigned char *)malloc(n * 8 + 8);
+    size_t *start = (size_t *)malloc((n + 1) * sizeof *start);
+    if (!keys || !start) abort();
+    const size_t ks = make_keys(s, kdt, keys);
+    const size_t R = key_runs(keys, ks, n, start);
+    /* keys one short now and then (flags B low nibble 0x8): INVALID_ARGUMENT when n > 0 */
+    const int short_keys = (s->fb & 0x0F) == 0x08 && n > 0;
+    redscan_buffer *kb = parts_buffer(n * ks - (size_t)short_keys, keys, n * ks - (size_t)short_keys);
+    redscan_buffer *in = parts_buffer(n * s->es, s->x, n * s->es);
+    const redscan_buffer *inp = (s->nullsel & 1) ? NULL : in;
+    static char what[400];
+    snprintf(what, sizeof what, "%s key_dtype=%d runs=%zu short=%d seg_algo=%d seg_block=%d seg_grid=%d", g_what, kdt, R,
+             short_keys, seg_algo(s->fc), seg_block(s->fc), seg_grid(s->fc));
+    g_what = what;
+    int invalid = !dt_ok || !key_dtype_ok(kdt) || short_keys || inp == NULL || !valid_op(s->op) || !s->od_ok ||
+                  s->flags != 0;
+    const int fp64 = dt_ok && fp64_unsupported((redscan_dtype)s->dt, s->T);
+    int unsup;
+    redscan_status st;
+
+    if (s->fn == 13) { /* scan by key */
+        const int block = seg_block(s->fc), grid = seg_grid(s->fc);
+        const redscan_scan_desc d = {(redscan_op)s->op,      (redscan_dtype)s->dt,          (redscan_dtype)s->out_dtype,
+                                     s->exclusive,           s->use_init ? s->init->b : NULL, (redscan_block_scan)block,
+                                     (redscan_grid_scan)grid, s->flags};
+        invalid |= (s->exclusive != 0 && s->exclusive != 1) || block > REDSCAN_BLOCK_COARSENED ||
+                   grid > REDSCAN_GRID_SINGLE_PASS;
+        unsup = block <= REDSCAN_BLOCK_COARSENED && grid <= REDSCAN_GRID_SINGLE_PASS &&
+                ((block != REDSCAN_BLOCK_AUTO && block != REDSCAN_BLOCK_COARSENED) ||
+                 (grid != REDSCAN_GRID_AUTO && grid != REDSCAN_GRID_SINGLE_PASS));
+        const int ip = s->inplace;
+        invalid |= ip && s->T != (redscan_dtype)s->dt;
+        const size_t out_bytes = ip ? n * s->es : n * s->os + 16;
+        redscan_buffer *out = ip ? in : parts_buffer(out_bytes, NULL, 0);
+        redscan_buffer *outp = (s->nullsel & 2) ? NULL : out;
+        invalid |= outp == NULL;
+        st = redscan_scan_by_key(g_ctx, &d, (redscan_dtype)kdt, kb, inp, outp, n);
+        /* n = 0 does nothing; whether a FLOAT64 refusal comes first is not documented */
+        expect_status(st, seg_want(invalid, unsup, fp64, 0) | (fp64 && !invalid && !unsup && n == 0 ? M(REDSCAN_OK) : 0));
+        seg_sync();
+        unsigned char *got = seg_read(out, out_bytes);
+        if (st == REDSCAN_OK && n > 0) {
+            for (size_t r = 0; r < R; r++)
+                check_scan((redscan_op)s->op, (redscan_dtype)s->dt, s->T, s->exclusive, s->use_init ? s->init : NULL,
+                           REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, s->x + start[r] * s->es, start[r + 1] - start[r],
+                           got + start[r] * s->os);
+            if (!ip && !untouched(got + n * s->os, 16)) fail("scan by key wrote past n");
+        } else if (ip ? memcmp(got, s->x, n * s->es) != 0 : !untouched(got, out_bytes)) {
+            fail("a failed (or n = 0) scan by key wrote out");
+        }
+        free(got);
+        if (!ip) redscan_buffer_destroy(g_ctx, out);
+    } else { /* reduce by key */
+        const int algo = seg_algo(s->fc);
+        const redscan_reduce_desc d = {(redscan_op)s->op, (redscan_dtype)s->dt, (redscan_dtype)s->out_dtype,
+                                       (redscan_reduce_algo)algo, s->flags};
+        invalid |= algo > REDSCAN_REDUCE_SHUFFLE;
+        unsup = algo <= REDSCAN_REDUCE_SHUFFLE && algo != REDSCAN_REDUCE_AUTO && algo != REDSCAN_REDUCE_COARSENED;
+        const size_t uk_bytes = n * ks + 16, ag_bytes = n * s->os + 16;
+        redscan_buffer *uk = parts_buffer(uk_bytes, NULL, 0), *ag = parts_buffer(ag_bytes, NULL, 0);
+        /* NULL outputs: unique_keys or aggregates (nulls 2), num_runs too (nulls 3) */
+        redscan_buffer *ukp = (s->nullsel & 2) && (s->fa & 1) ? NULL : uk;
+        redscan_buffer *agp = (s->nullsel & 2) && !(s->fa & 1) ? NULL : ag;
+        size_t runs = 12345, *runsp = s->nullsel == 3 ? NULL : &runs;
+        invalid |= ukp == NULL || agp == NULL || runsp == NULL;
+        st = redscan_reduce_by_key(g_ctx, &d, (redscan_dtype)kdt, kb, inp, n, ukp, agp, runsp);
+        expect_status(st, seg_want(invalid, unsup, fp64, 0) | (fp64 && !invalid && !unsup && n == 0 ? M(REDSCAN_OK) : 0));
+        seg_sync();
+        unsigned char *gk = seg_read(uk, uk_bytes), *ga = seg_read(ag, ag_bytes);
+        if (st == REDSCAN_OK) {
+            if (runs != R) fail("reduce by key: num_runs %zu, want %zu", runs, R);
+            for (size_t r = 0; r < R; r++) {
+                if (memcmp(gk + r * ks, keys + start[r] * ks, ks) != 0)
+                    fail("reduce by key: run %zu of %zu [%zu, %zu): key bits differ", r, R, start[r], start[r + 1]);
+                seg_check_reduce(s, s->x + start[r] * s->es, start[r + 1] - start[r], ga + r * s->os);
+            }
+            if (!untouched(gk + R * ks, uk_bytes - R * ks) || !untouched(ga + R * s->os, ag_bytes - R * s->os))
+                fail("reduce by key wrote past num_runs = %zu", R);
+        } else if (!untouched(gk, uk_bytes) || !untouched(ga, ag_bytes) || runs != 12345) {
+            fail("a failed reduce by key wrote its outputs");
+        }
+        free(gk);
+        free(ga);
+        redscan_buffer_destroy(g_ctx, uk);
+        redscan_buffer_destroy(g_ctx, ag);
+    }
+    redscan_buffer_destroy(g_ctx, kb);
+    redscan_buffer_destroy(g_ctx, in);
+    free(keys);
+    free(start);
+}
+
 /* ---------------------------------------------------------------- the target */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     input in = {data, size};
-    const int fn = byte_at(&in, 0) % 9;
+    const int fn = byte_at(&in, 0) % 15;
     const int op = enum_from(byte_at(&in, 1), REDSCAN_SUM, 4);
     const int dt = enum_from(byte_at(&in, 2), REDSCAN_INT32, 12);
     const uint8_t fa = byte_at(&in, 3), fb = byte_at(&in, 4), fc = byte_at(&in, 5);
@@ -423,7 +891,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                           * ones any other (int8 -> uint32, float16 -> int32, int8 -> int16, bfloat16 -> float16, ...) */
         out_dtype = !valid_dtype(dt) ? 3 : dt <= REDSCAN_FLOAT64 ? (odalt ? 7 + dt % 6 : 1 + dt % 6) : 1 + (dt * 5 + odalt) % 12;
     if (odsel == 2 && out_dtype == 0) out_dtype = dt; /* no widening for this type */
-    const int ex_fn = fn == 1 || fn == 3 || fn == 8;
+    const int ex_fn = fn == 1 || fn == 3 || fn == 8 || fn == 9 || fn >= 12; /* a descriptor with out_dtype */
     redscan_dtype T = (redscan_dtype)dt; /* output type */
     int od_ok = 1;
     if (ex_fn && out_dtype != 0 && out_dtype != dt) {
@@ -550,6 +1018,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                   : want_tot;
         check_parts(&d, valid_dtype(dt), T, x, n, k % 37, (k / 37) % 11, ip, nullsel & 1, (nullsel & 2) != 0,
                     want_tot, want);
+        break;
+    }
+    case 9:
+    case 10:
+    case 11:
+    case 12:
+    case 13:
+    case 14: { /* segments, segmented scan, by key */
+        const seg_input si = {fn, op, dt, out_dtype, od_ok, T, x, n, es, os, payload, plen, fa, fb, fc,
+                              byte_at(&in, 8), byte_at(&in, 9), exclusive, use_init, inplace, want_aux, nullsel, flags,
+                              &init};
+        if (fn <= 12) fuzz_segmented(&si);
+        else fuzz_by_key(&si);
         break;
     }
     case 4: { /* mean */
