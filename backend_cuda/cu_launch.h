@@ -143,15 +143,17 @@ cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n,
  * device), in the keys' width. */
 cudaError_t rs_cu_byk_gather(int kkind, const void *keys, const void *offsets, const void *runs, void *unique_keys,
                              unsigned grid, cudaStream_t stream);
-/* A segmented reduction (segmented.cu): seg_short, then when levels > 1 seg_tiles at levels 0 .. levels - 1; tiles =
- * ceil(n / RS_SEG_TILE); ws_a, ws_b, marks: the workspace of rs_seg_ws_bytes (api/src/backend.h); runs: NULL
- * (num_segments is the count) or the device word of the real count R <= num_segments (reduce by key's _async form:
- * the kernels stop at R). grid_short: blocks for ceil(num_segments / 256) batches; grid_tiles: for tiles / 8. */
+/* A segmented reduction (segmented.cu): the queue's count zeroed, seg_short, seg_medium, then when levels > 1
+ * seg_tiles at levels 0 .. levels - 1; tiles = ceil(n / RS_SEG_TILE); ws_a, ws_b, marks, queue: the workspace of
+ * rs_seg_ws_bytes (api/src/backend.h), q_bound the queue's capacity; runs: NULL (num_segments is the count) or the
+ * device word of the real count R <= num_segments (reduce by key's _async form: the kernels stop at R). grid_short:
+ * blocks for ceil(num_segments / 256) batches; grid_medium: for q_bound / 8; grid_tiles: for tiles / 8. */
 cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned levels, const void *src, int kind,
                              const void *offsets, unsigned long long num_segments, unsigned long long tiles,
-                             void *ws_a, void *ws_b, unsigned long long *marks, void *out, const unsigned *flags,
-                             const unsigned long long *runs, unsigned grid_short, unsigned grid_tiles,
-                             cudaStream_t stream);
+                             void *ws_a, void *ws_b, unsigned long long *marks, unsigned long long *queue,
+                             unsigned long long q_bound, void *out, const unsigned *flags,
+                             const unsigned long long *runs, unsigned grid_short, unsigned grid_medium,
+                             unsigned grid_tiles, cudaStream_t stream);
 /* argmin / argmax: level 0 reads the values of dtype (src_i unused), later levels pairs; out_v may be NULL. */
 cudaError_t rs_cu_seg_argext(int dtype, int want_max, unsigned level, const void *src_v,
                              const unsigned long long *src_i, int kind, const void *offsets,

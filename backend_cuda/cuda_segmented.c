@@ -74,9 +74,10 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, const rs_reduce_req
     return rs_seg_launched(ctx,
                            rs_cu_seg_reduce((int)req->dtype, (int)req->out_dtype, (int)req->op, plan->levels, in,
                                             (int)kind, offsets, S, plan->tiles, ws[0], ws[1],
-                                            (unsigned long long *)ws[2], out, flags, (const unsigned long long *)runs,
-                                            rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), rs_seg_grid(c, plan->tiles),
-                                            c->stream),
+                                            (unsigned long long *)ws[2], (unsigned long long *)ws[3], plan->queue,
+                                            out, flags, (const unsigned long long *)runs,
+                                            rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), rs_seg_grid(c, plan->queue),
+                                            rs_seg_grid(c, plan->tiles), c->stream),
                            "seg_reduce");
 }
 
@@ -91,11 +92,11 @@ redscan_status rs_cuda_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *r
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "segmented reduce: argument 'out'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
                                       "segmented reduce: argument 'offsets'"));
-    size_t bytes[3];
+    size_t bytes[4];
     rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
-    void *ws[3] = {NULL, NULL, NULL};
+    void *ws[4] = {NULL, NULL, NULL, NULL};
     unsigned *flags = NULL;
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 3, bytes, ws));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, ws));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
     RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
     RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, offsets_dtype, offsets, num_segments, ws, flags, out, NULL));
@@ -255,12 +256,12 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
     rs_seg_plan plan;
     rs_seg_plan_make(n, n, &plan);
     /* offsets, counts, prefixes, run count, then the reduction's workspace (its size depends on n only) */
-    size_t bytes[7] = {((size_t)n + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8, 0, 0, 0};
+    size_t bytes[8] = {((size_t)n + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8, 0, 0, 0, 0};
     rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes + 4);
-    void *part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    void *part[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     unsigned *flags = NULL;
     const unsigned grid_blocks = rs_cuda_grid_for(c, nb);
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 8, bytes, part));
     void *count = wait_ok ? part[3] : runs;
     RS_CUDA_TRY(rs_seg_launched(ctx,
                                 rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], count,

@@ -89,27 +89,42 @@ static size_t rs_seg_groups(redscan_ctx *ctx, uint64_t slots)
     return rs_ocl_groups_for(rs_ocl_of(ctx), rs_div_up(slots, RS_GROUP / 32));
 }
 
-/* A segmented reduction (kernels_cl/segmented.cl): seg_short for every segment of up to a tile, then, when the input
- * is longer than a tile (plan->levels > 1), seg_tiles at levels 0 .. levels - 1 for the longer ones. ws: the three
- * scratch buffers of rs_seg_ws_bytes (A: level-1 values, B: level 2 and later, marks); flags: the call's fault word,
- * zeroed. runs: NULL (S is the count), or a buffer whose first uint64 is the real count R <= S, read by the kernels
- * (reduce by key's _async form: S is the host's bound, n; the kernels stop at R). */
+/* A segmented reduction (kernels_cl/segmented.cl): the queue's count zeroed, seg_short for every segment of up to a
+ * tile (the medium ones queued), seg_medium for the queue, then, when the input is longer than a tile
+ * (plan->levels > 1), seg_tiles at levels 0 .. levels - 1 for the longer ones. ws: the four scratch buffers of
+ * rs_seg_ws_bytes (A: level-1 values, B: level 2 and later, marks, queue); flags: the call's fault word, zeroed.
+ * runs: NULL (S is the count), or a buffer whose first uint64 is the real count R <= S, read by the kernels (reduce
+ * by key's _async form: S is the host's bound, n; the kernels stop at R). */
 static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program, const rs_reduce_req *req,
                                            const rs_seg_plan *plan, cl_mem in, cl_mem offsets, cl_uint kind,
                                            cl_ulong S, const cl_mem *ws, cl_mem flags, cl_mem out, cl_mem runs)
 {
+    rs_ocl *o = rs_ocl_of(ctx);
+    static const cl_ulong zero = 0; /* static: the write is not blocking */
     const char *name_in = "seg_tiles_in";
     const char *name_t = rs_ocl_has_t_kernels(req->dtype, req->out_dtype) ? "seg_tiles_t" : name_in;
-    cl_kernel k_short = NULL, k_in = NULL, k_t = NULL;
+    const cl_ulong q_bound = plan->queue;
+    cl_kernel k_short = NULL, k_medium = NULL, k_in = NULL, k_t = NULL;
+    cl_int err = clEnqueueWriteBuffer(o->queue, ws[3], CL_FALSE, 0, sizeof zero, &zero, 0, NULL, rs_ocl_time_event(o));
+    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer (segment queue count)");
+    rs_ocl_time_note(o);
     redscan_status st = rs_ocl_kernel(ctx, program, "seg_short", &k_short);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_medium", &k_medium);
     if (st == REDSCAN_OK) {
         /* a NULL cl_mem gives the kernel a NULL pointer (clSetKernelArg) */
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S,
-                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&in, &offsets, &kind, &S, &out, &flags, &runs};
-        st = rs_set_args(ctx, k_short, "seg_short", 7, sizes, values);
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,    sizeof S,
+                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&in, &offsets, &kind, &S, &out, &ws[3], &flags, &runs};
+        st = rs_set_args(ctx, k_short, "seg_short", 8, sizes, values);
         if (st == REDSCAN_OK)
-            st = rs_ocl_launch(ctx, k_short, rs_ocl_groups_for(rs_ocl_of(ctx), rs_div_up(S, RS_GROUP)), "seg_short");
+            st = rs_ocl_launch(ctx, k_short, rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), "seg_short");
+    }
+    if (st == REDSCAN_OK && q_bound > 0) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof(cl_mem),
+                                sizeof q_bound, sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&in, &offsets, &kind, &ws[3], &q_bound, &out, &flags};
+        st = rs_set_args(ctx, k_medium, "seg_medium", 7, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_medium, rs_seg_groups(ctx, q_bound), "seg_medium");
     }
     if (st == REDSCAN_OK && plan->levels > 1) st = rs_ocl_kernel(ctx, program, name_in, &k_in);
     if (st == REDSCAN_OK && plan->levels > 1) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
@@ -126,6 +141,7 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program,
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_seg_groups(ctx, tiles), name);
     }
     if (k_short) clReleaseKernel(k_short);
+    if (k_medium) clReleaseKernel(k_medium);
     if (k_in) clReleaseKernel(k_in);
     if (k_t) clReleaseKernel(k_t);
     return st;
@@ -138,10 +154,10 @@ redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *re
     rs_seg_plan_make(in_n, num_segments, &plan);
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED, req->dtype, req->out_dtype, req->op, &program));
-    size_t bytes[3];
+    size_t bytes[4];
     rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
-    cl_mem ws[3] = {NULL, NULL, NULL}, flags = NULL, sticky = NULL;
-    redscan_status st = rs_ocl_scratch_split(ctx, 3, bytes, ws);
+    cl_mem ws[4] = {NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
+    redscan_status st = rs_ocl_scratch_split(ctx, 4, bytes, ws);
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
     const cl_uint kind = (cl_uint)offsets_dtype;
     const cl_ulong S = num_segments;
@@ -150,7 +166,7 @@ redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *re
         st = rs_seg_reduce_levels(ctx, program, req, &plan, (cl_mem)in, (cl_mem)offsets, kind, S, ws, flags,
                                   (cl_mem)out, NULL);
     if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (ws[i]) clReleaseMemObject(ws[i]);
     return st;
 }
@@ -380,8 +396,8 @@ redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, reds
 /* Reduce by key (docs/ALGORITHMS.md, "Reduce by key"): the runs' offsets by rs_byk_offsets and the unique keys by
  * byk_gather, from the segmented_scan program of (INT32, INT32, SUM) whatever the call's types (those kernels read
  * only keys and counts: one program serves every call), then the segmented reduction over the offsets (the call's
- * segmented program). Scratch slots: 0-2 the reduction's workspace (its size depends on n only), 3 the offsets, 4-5
- * the block counts and prefixes, 6 the run count of the blocking form (the _async form's goes to `runs`). Blocking:
+ * segmented program). Scratch slots: 0-3 the reduction's workspace (its size depends on n only), 4 the offsets, 5-6
+ * the block counts and prefixes, 7 the run count of the blocking form (the _async form's goes to `runs`). Blocking:
  * R read back, R keys and aggregates. _async: the grids sized for n segments (R is not known here), the kernels
  * reading R from `runs` and doing nothing past it (only offsets[0 .. R] are read); R keys and aggregates too. */
 redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
@@ -397,33 +413,33 @@ redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, 
     const cl_uint kkind = (cl_uint)key_dtype, kind = (cl_uint)REDSCAN_UINT64;
     rs_seg_plan plan;
     rs_seg_plan_make(n, n, &plan);
-    size_t bytes[7];
+    size_t bytes[8];
     rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
-    bytes[3] = (size_t)(N + 1) * 8;
-    bytes[4] = bytes[5] = (size_t)nb * 8;
-    bytes[6] = 8;
-    cl_mem part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
+    bytes[4] = (size_t)(N + 1) * 8;
+    bytes[5] = bytes[6] = (size_t)nb * 8;
+    bytes[7] = 8;
+    cl_mem part[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
     cl_kernel kg = NULL;
-    redscan_status st = rs_ocl_scratch_split(ctx, wait_ok ? 7 : 6, bytes, part);
-    const cl_mem count = wait_ok ? part[6] : (cl_mem)runs;
+    redscan_status st = rs_ocl_scratch_split(ctx, wait_ok ? 8 : 7, bytes, part);
+    const cl_mem count = wait_ok ? part[7] : (cl_mem)runs;
     if (st == REDSCAN_OK)
-        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[3], part[4], part[5], count);
+        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[4], part[5], part[6], count);
     cl_ulong S = N;
     if (st == REDSCAN_OK && wait_ok) st = rs_byk_read_runs(ctx, count, &S, "clEnqueueReadBuffer (reduce by key: run count)");
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, p_keys, "byk_gather", &kg);
     if (st == REDSCAN_OK) {
         const cl_mem kb = (cl_mem)keys, uk = (cl_mem)unique_keys;
         const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&kb, &kkind, &part[3], &count, &uk};
+        const void *values[] = {&kb, &kkind, &part[4], &count, &uk};
         st = rs_set_args(ctx, kg, "byk_gather", 5, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kg, rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), "byk_gather");
     }
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky); /* no seg_check; the kernels read the word */
     if (st == REDSCAN_OK)
-        st = rs_seg_reduce_levels(ctx, p_reduce, req, &plan, (cl_mem)in, part[3], kind, S, part, flags,
+        st = rs_seg_reduce_levels(ctx, p_reduce, req, &plan, (cl_mem)in, part[4], kind, S, part, flags,
                                   (cl_mem)aggregates, wait_ok ? NULL : count);
     if (st == REDSCAN_OK && wait_ok) *runs_host = S;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 8; i++)
         if (part[i]) clReleaseMemObject(part[i]);
     if (kg) clReleaseKernel(kg);
     return st;

@@ -208,59 +208,70 @@ inline T rs_seg_team_tree(local T *l, uint t, uint lane, T v)
         res = rs_combine(a_[0], a_[1]);                                                                     \
     }
 
+#define RS_SEG_IDX_AT(i) (o + (i))
+#define RS_SEG_IDX_BASE(i) (base + (i))
 /* seg_short: level 0 for every segment of up to RS_SEG_TILE elements, segment-major. Group g takes batches g,
  * g + G, ... of 256 consecutive segments, one per work-item, reading offsets[s] and offsets[s+1] (coalesced): an
  * empty segment stores RS_SEG_EMPTY, one of up to RS_SEG_SHORT elements is reduced by its work-item alone
- * (RS_SEG_SERIAL), one of up to RS_SEG_TILE goes to the batch's list in local memory, whose entries the group's 8
- * teams then take in turn (the tile expression, RS_SEG_TEAM_FOLD). Longer segments are seg_tiles' work. The order
- * of the list (atomic_inc) changes no bits: each segment's result depends on its own values only. */
-#define RS_SEG_SHORT_KERNEL(NAME, X, CVT)                                                                      \
-    kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void NAME(                                    \
-        global const X *src, global const void *offsets, uint kind, ulong S_bound, global OUT_T *out,          \
-        global const uint *flags, global const ulong *runs)                                                    \
-    {                                                                                                          \
-        local T l[RS_GROUP];                                                                                   \
-        local ulong l_seg[RS_GROUP], l_base[RS_GROUP];                                                         \
-        local uint l_len[RS_GROUP], l_n;                                                                       \
-        const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;                        \
-        if (flags[0]) return; /* faulty offsets (seg_check): write nothing; uniform */                        \
-        const ulong S = rs_seg_count(runs, S_bound);                                                           \
-        const ulong batches = (S + RS_GROUP - 1) / RS_GROUP;                                                   \
-        for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {                                 \
-            if (t == 0) l_n = 0;                                                                               \
-            barrier(CLK_LOCAL_MEM_FENCE);                                                                      \
-            const ulong s = b * RS_GROUP + t;                                                                  \
-            if (s < S) {                                                                                       \
-                const ulong o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;      \
-                if (len == 0) {                                                                                \
-                    out[s] = RS_STORE(RS_SEG_EMPTY);                                                           \
-                } else if (len <= RS_SEG_SHORT) {                                                              \
-                    T res;                                                                                     \
-                    RS_SEG_SERIAL(res, len, RS_SEG_IDX_AT)                                                    \
-                    out[s] = RS_STORE(RS_OUT(res));                                                            \
-                } else if (len <= RS_SEG_TILE) {                                                               \
-                    const uint at = atomic_inc(&l_n);                                                          \
-                    l_seg[at] = s;                                                                             \
-                    l_base[at] = o;                                                                            \
-                    l_len[at] = (uint)len;                                                                     \
-                }                                                                                              \
-            }                                                                                                  \
-            barrier(CLK_LOCAL_MEM_FENCE);                                                                      \
-            const uint m = l_n; /* the same in every work-item */                                            \
-            for (uint e0 = 0; e0 < m; e0 += RS_SEG_ROWS) {                                                     \
-                const uint e = e0 + w;                                                                         \
-                const ulong base = e < m ? l_base[e] : 0, cnt = e < m ? l_len[e] : 0;                         \
-                T acc[RS_SEG_ROWS];                                                                            \
-                RS_SEG_TEAM_FOLD(acc, cnt, CVT, RS_SEG_IDX_BASE)                                                   \
-                const T v = rs_seg_team_tree(l, t, lane, acc[0]);                                              \
-                if (lane == 0 && e < m) out[l_seg[e]] = RS_STORE(RS_OUT(v));                                   \
-            }                                                                                                  \
-            barrier(CLK_LOCAL_MEM_FENCE); /* l_n and the list are rewritten by the next batch */             \
-        }                                                                                                      \
+ * (RS_SEG_SERIAL), one of up to RS_SEG_TILE is appended to the queue for seg_medium (one global atomic per batch:
+ * the batch's entries are counted in local memory first). Longer segments are seg_tiles' work. The queue's order
+ * changes no bits: each segment's result depends on its own values only.
+ * queue: a uint count at its start (zeroed by the host before the call), the entries from queue[1]. */
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
+    global const IN_T *src, global const void *offsets, uint kind, ulong S_bound, global OUT_T *out,
+    global ulong *queue, global const uint *flags, global const ulong *runs)
+{
+    local ulong l_seg[RS_GROUP];
+    local uint l_n, l_at;
+    const uint t = get_local_id(0);
+    if (flags[0]) return; /* faulty offsets (seg_check): write nothing; uniform */
+    const ulong S = rs_seg_count(runs, S_bound);
+    const ulong batches = (S + RS_GROUP - 1) / RS_GROUP;
+    for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
+        if (t == 0) l_n = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const ulong s = b * RS_GROUP + t;
+        if (s < S) {
+            const ulong o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
+            if (len == 0) {
+                out[s] = RS_STORE(RS_SEG_EMPTY);
+            } else if (len <= RS_SEG_SHORT) {
+                T res;
+                RS_SEG_SERIAL(res, len, RS_SEG_IDX_AT)
+                out[s] = RS_STORE(RS_OUT(res));
+            } else if (len <= RS_SEG_TILE) {
+                l_seg[atomic_inc(&l_n)] = s;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (t == 0) l_at = l_n ? atomic_add((global uint *)queue, l_n) : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (t < l_n) queue[1 + (ulong)l_at + t] = l_seg[t];
+        barrier(CLK_LOCAL_MEM_FENCE); /* l_n and l_seg are rewritten by the next batch */
     }
-#define RS_SEG_IDX_AT(i) (o + (i))
-#define RS_SEG_IDX_BASE(i) (base + (i))
-RS_SEG_SHORT_KERNEL(seg_short, IN_T, RS_CVT_IN)
+}
+
+/* seg_medium: the queued segments (more than RS_SEG_SHORT, at most RS_SEG_TILE elements), a team each: the tile
+ * expression over the segment (RS_SEG_TEAM_FOLD). q_bound: the queue's capacity (the count never exceeds it). */
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_medium(
+    global const IN_T *src, global const void *offsets, uint kind, global const ulong *queue, ulong q_bound,
+    global OUT_T *out, global const uint *flags)
+{
+    local T l[RS_GROUP];
+    const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;
+    if (flags[0]) return;
+    const ulong qn = *(global const uint *)queue, m = qn < q_bound ? qn : q_bound;
+    const ulong batches = (m + RS_SEG_ROWS - 1) / RS_SEG_ROWS;
+    for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
+        const ulong e = b * RS_SEG_ROWS + w, s = e < m ? queue[1 + e] : 0;
+        const ulong base = e < m ? rs_seg_off(offsets, kind, s) : 0;
+        const ulong cnt = e < m ? rs_seg_off(offsets, kind, s + 1) - base : 0;
+        T acc[RS_SEG_ROWS];
+        RS_SEG_TEAM_FOLD(acc, cnt, RS_CVT_IN, RS_SEG_IDX_BASE)
+        const T v = rs_seg_team_tree(l, t, lane, acc[0]);
+        if (lane == 0 && e < m) out[s] = RS_STORE(RS_OUT(v));
+    }
+}
 
 /* Where value i of segment s's level-l values lives (l >= 1; q0 = offsets[s] / RS_SEG_TILE, the tile of its
  * start; two buffers of 2 x tiles values: A holds level 1, B levels 2, 3, ... in alternate halves). Level 1 (the

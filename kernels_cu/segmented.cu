@@ -171,16 +171,17 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
 /* seg_short of segmented.cl: level 0 for every segment of up to RS_SEG_TILE elements, a thread per segment (offsets
  * read coalesced); empty: the empty value; up to RS_SEG_SHORT: the thread's own fold (the tile's threads 0..7 hold
  * four values each, the others the identity, so of the tree only s = 4, 2, 1 change anything); up to RS_SEG_TILE:
- * the block's list, whose entries its 8 warps take in turn. */
+ * appended to the queue for seg_medium, one global atomic per batch. queue: a 32-bit count at its start (zeroed by
+ * the host), the entries from queue[1]. */
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP)
-    seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, const unsigned *flags, const rs_u64 *runs)
+__global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
+                                                      rs_u64 *queue, const unsigned *flags, const rs_u64 *runs)
 {
-    __shared__ rs_u64 l_seg[RS_GROUP], l_base[RS_GROUP];
-    __shared__ unsigned l_len[RS_GROUP], l_n;
+    __shared__ rs_u64 l_seg[RS_GROUP];
+    __shared__ unsigned l_n, l_at;
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
     S = rs_seg_count(runs, S);
-    const unsigned t = threadIdx.x, lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;
+    const unsigned t = threadIdx.x;
     const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
     for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
         if (t == 0) l_n = 0;
@@ -203,20 +204,31 @@ __global__ void __launch_bounds__(RS_GROUP)
                 for (unsigned r = 0; r < 2; r++) a[r] = Op::combine(a[r], a[r + 2]);
                 rs_put(out, s, rs_out<Op>(Op::combine(a[0], a[1])));
             } else if (len <= RS_SEG_TILE) {
-                const unsigned at = atomicAdd(&l_n, 1u); /* the list's order changes no bits */
-                l_seg[at] = s;
-                l_base[at] = o;
-                l_len[at] = (unsigned)len;
+                l_seg[atomicAdd(&l_n, 1u)] = s; /* the queue's order changes no bits */
             }
         }
         __syncthreads();
-        const unsigned m = l_n;
-        for (unsigned e = w; e < m; e += RS_SEG_ROWS) {
-            const rs_u64 base = l_base[e];
-            const T v = rs_seg_team<T, Op>(src, l_len[e], lane, [=](rs_u64 i) { return base + i; });
-            if (lane == 0) rs_put(out, l_seg[e], rs_out<Op>(v));
-        }
-        __syncthreads(); /* l_n and the list are rewritten by the next batch */
+        if (t == 0) l_at = l_n ? atomicAdd((unsigned *)queue, l_n) : 0;
+        __syncthreads();
+        if (t < l_n) queue[1 + (rs_u64)l_at + t] = l_seg[t];
+        __syncthreads(); /* l_n and l_seg are rewritten by the next batch */
+    }
+}
+
+/* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment). */
+template <typename Src, typename Dst, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP) seg_medium(Src src, const void *offsets, int kind, const rs_u64 *queue,
+                                                       rs_u64 q_bound, Dst out, const unsigned *flags)
+{
+    if (flags[0]) return;
+    const rs_u64 qn = *(const unsigned *)queue, m = qn < q_bound ? qn : q_bound;
+    const unsigned lane = threadIdx.x % RS_SEG_LANES;
+    const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS;
+    for (rs_u64 e = blockIdx.x * (rs_u64)RS_SEG_ROWS + threadIdx.x / RS_SEG_LANES; e < m; e += warps) {
+        const rs_u64 s = queue[1 + e], base = rs_seg_off(offsets, kind, s);
+        const T v = rs_seg_team<T, Op>(src, rs_seg_off(offsets, kind, s + 1) - base, lane,
+                                       [=](rs_u64 i) { return base + i; });
+        if (lane == 0) rs_put(out, s, rs_out<Op>(v));
     }
 }
 
@@ -313,11 +325,12 @@ extern "C" cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned l
 extern "C" cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned levels, const void *src,
                                         int kind, const void *offsets, unsigned long long num_segments,
                                         unsigned long long tiles, void *ws_a, void *ws_b, unsigned long long *marks,
-                                        void *out, const unsigned *flags, const unsigned long long *runs,
-                                        unsigned grid_short, unsigned grid_tiles, cudaStream_t stream)
+                                        unsigned long long *queue, unsigned long long q_bound, void *out,
+                                        const unsigned *flags, const unsigned long long *runs, unsigned grid_short,
+                                        unsigned grid_medium, unsigned grid_tiles, cudaStream_t stream)
 {
     const rs_u64 *live = (const rs_u64 *)runs;
-    rs_u64 *mk = (rs_u64 *)marks;
+    rs_u64 *mk = (rs_u64 *)marks, *qu = (rs_u64 *)queue;
     return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
         typedef typename decltype(xt)::type X;
         typedef typename decltype(tt)::type T;
@@ -326,9 +339,16 @@ extern "C" cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, uns
         typedef typename rs_scan_src<X>::type Src;
         const Dst dst = rs_scan_dst<X, T>::make(out, out_dtype);
         const Src in = rs_scan_src<X>::make(src, in_dtype);
-        seg_short<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, num_segments, dst, flags,
-                                                                        live);
-        cudaError_t err = rs_launched();
+        cudaError_t err = cudaMemsetAsync(qu, 0, sizeof(rs_u64), stream); /* the queue's count */
+        if (err != cudaSuccess) return err;
+        seg_short<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, num_segments, dst, qu,
+                                                                        flags, live);
+        err = rs_launched();
+        if (err == cudaSuccess && q_bound > 0) {
+            seg_medium<Src, Dst, T, Op><<<grid_medium, RS_GROUP, 0, stream>>>(in, offsets, kind, qu, q_bound, dst,
+                                                                              flags);
+            err = rs_launched();
+        }
         for (unsigned level = 0; err == cudaSuccess && levels > 1 && level < levels; level++) {
             T *a = (T *)ws_a, *b = (T *)ws_b;
             if (level == 0)

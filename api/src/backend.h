@@ -219,6 +219,7 @@ uint16_t rs_float_to_bfloat16(float f);
  * B_{l+1} = slots[l]); `levels` is what a segment as long as the whole input needs; part_max the partials any level
  * but the last writes (0 with one level). */
 #define RS_SEG_TILE 4096
+#define RS_SEG_SHORT 32 /* seg_short: a segment of up to this many elements is one work-item's */
 #define RS_SEG_SCAN_TILE 2048 /* segmented scans: the coarsened block scan's SECTION */
 #define RS_SEG_LEVELS_MAX 8
 #define RS_SEG_FLAG_WORDS 4 /* uint: this call's faults, sticky faults, sticky smallest faulty index, unused (CUDA: one
@@ -232,12 +233,13 @@ typedef struct {
     uint64_t slots[RS_SEG_LEVELS_MAX];
     uint64_t part_max;
     uint64_t tiles; /* ceil(in_n / RS_SEG_TILE): the reduction's tiles (seg_tiles) */
+    uint64_t queue; /* the most segments seg_short can queue for seg_medium: min(S, in_n / (RS_SEG_SHORT + 1)) */
 } rs_seg_plan;
 void rs_seg_plan_make(uint64_t in_n, uint64_t num_segments, rs_seg_plan *plan);
-/* The segmented reduction's workspace (seg_short / seg_tiles, docs/ALGORITHMS.md "Segments"), three buffers whose
- * size depends on in_n only: A (level-1 values, 2 x tiles of the compute type, tsize bytes each), B (levels >= 2,
- * the same) and the marks (2 x tiles uint64). */
-void rs_seg_ws_bytes(const rs_seg_plan *plan, size_t tsize, size_t bytes[3]);
+/* The segmented reduction's workspace (seg_short / seg_medium / seg_tiles, docs/ALGORITHMS.md "Segments"), four
+ * buffers: A (level-1 values, 2 x tiles of the compute type, tsize bytes each), B (levels >= 2, the same), the marks
+ * (2 x tiles uint64) and the queue (a count, then plan->queue segment indices, uint64). */
+void rs_seg_ws_bytes(const rs_seg_plan *plan, size_t tsize, size_t bytes[4]);
 /* REDSCAN_ERR_INVALID_ARGUMENT describing the fault bits and the smallest faulty index (0xffffffff: >= that). */
 redscan_status rs_seg_fault(redscan_ctx *ctx, unsigned bits, unsigned index);
 

@@ -98,6 +98,8 @@ void rs_seg_plan_make(uint64_t in_n, uint64_t num_segments, rs_seg_plan *plan)
     for (uint64_t m = in_n; m > RS_SEG_TILE; m = m / RS_SEG_TILE + (m % RS_SEG_TILE != 0)) levels++;
     plan->levels = levels;
     plan->tiles = in_n / RS_SEG_TILE + (in_n % RS_SEG_TILE != 0);
+    /* seg_short queues the segments of RS_SEG_SHORT + 1 .. RS_SEG_TILE elements: at most this many */
+    plan->queue = in_n / (RS_SEG_SHORT + 1) < num_segments ? in_n / (RS_SEG_SHORT + 1) : num_segments;
     plan->part_max = 0;
     uint64_t b = in_n; /* bound on P_l(S): where level l's values end */
     for (unsigned l = 0; l < levels && l < RS_SEG_LEVELS_MAX; l++) {
@@ -107,12 +109,13 @@ void rs_seg_plan_make(uint64_t in_n, uint64_t num_segments, rs_seg_plan *plan)
     }
 }
 
-void rs_seg_ws_bytes(const rs_seg_plan *plan, size_t tsize, size_t bytes[3])
+void rs_seg_ws_bytes(const rs_seg_plan *plan, size_t tsize, size_t bytes[4])
 {
     const size_t tiles = (size_t)(plan->tiles ? plan->tiles : 1);
-    bytes[0] = plan->levels > 1 ? 2 * tiles * tsize : tsize;            /* A: level-1 values */
-    bytes[1] = plan->levels > 2 ? 2 * tiles * tsize : tsize;            /* B: levels 2, 3, ... */
-    bytes[2] = plan->levels > 1 ? 2 * tiles * sizeof(uint64_t) : 8;     /* marks: first[], cont[] */
+    bytes[0] = plan->levels > 1 ? 2 * tiles * tsize : tsize;        /* A: level-1 values */
+    bytes[1] = plan->levels > 2 ? 2 * tiles * tsize : tsize;        /* B: levels 2, 3, ... */
+    bytes[2] = plan->levels > 1 ? 2 * tiles * sizeof(uint64_t) : 8; /* marks: first[], cont[] */
+    bytes[3] = (size_t)(1 + plan->queue) * sizeof(uint64_t);        /* the count, then the queued segments */
 }
 
 redscan_status rs_seg_fault(redscan_ctx *ctx, unsigned bits, unsigned index)
