@@ -41,6 +41,8 @@
 #define RS_SEG_PAD ((ulong)-1)
 #define RS_SEG_SHORT 32 /* seg_short: a segment of up to this many elements is one work-item's */
 #define RS_SEG_NONE ((ulong)-1) /* first / cont: no segment */
+#define RS_SEG_LEN_SHIFT 48 /* a queue entry: the segment index | its length << 48, then its offset */
+#define RS_SEG_SEG_MASK (((ulong)1 << RS_SEG_LEN_SHIFT) - 1)
 
 /* The faults seg_check records (bits of flags[0] / flags[1]); backend_*: RS_SEG_FAULT_*. */
 #define RS_SEG_DECREASING 1u
@@ -172,6 +174,7 @@ inline int rs_seg_slot(global const void *offsets, uint kind, ulong S, uint leve
     for (uint k = 0; (ulong)k * RS_GROUP * RS_SEG_V < (cnt); k++)                                          \
         for (uint r = 0; r < RS_SEG_ROWS; r++) {                                                            \
             const uint tt = lane + RS_SEG_LANES * r; /* the work-item of the tile this row stands for */   \
+            if ((ulong)k * RS_GROUP * RS_SEG_V + RS_SEG_LANES * RS_SEG_V * r >= (cnt)) break; /* no values */ \
             for (uint v = 0; v < RS_SEG_V; v++) {                                                           \
                 const ulong i = (ulong)k * RS_GROUP * RS_SEG_V + tt * RS_SEG_V + v;                         \
                 if (i < (cnt)) acc[r] = rs_combine(acc[r], CVT(src[IDX(i)]));                                   \
@@ -201,8 +204,9 @@ inline T rs_seg_team_tree(local T *l, uint t, uint lane, T v)
     {                                                                                                       \
         T a_[8];                                                                                            \
         for (uint r = 0; r < 8; r++) a_[r] = IDENTITY;                                                      \
-        for (uint i = 0; i < RS_SEG_SHORT; i++)                                                             \
-            if (i < (len)) a_[i / RS_SEG_V] = rs_combine(a_[i / RS_SEG_V], RS_CVT_IN(src[IDX(i)]));                        \
+        for (uint g = 0; g < RS_SEG_SHORT / RS_SEG_V && g * RS_SEG_V < (len); g++) /* leaf g */            \
+            for (uint v = 0; v < RS_SEG_V; v++)                                                             \
+                if (g * RS_SEG_V + v < (len)) a_[g] = rs_combine(a_[g], RS_CVT_IN(src[IDX(g * RS_SEG_V + v)])); \
         for (uint r = 0; r < 4; r++) a_[r] = rs_combine(a_[r], a_[r + 4]);                                  \
         for (uint r = 0; r < 2; r++) a_[r] = rs_combine(a_[r], a_[r + 2]);                                  \
         res = rs_combine(a_[0], a_[1]);                                                                     \
@@ -214,14 +218,15 @@ inline T rs_seg_team_tree(local T *l, uint t, uint lane, T v)
  * g + G, ... of 256 consecutive segments, one per work-item, reading offsets[s] and offsets[s+1] (coalesced): an
  * empty segment stores RS_SEG_EMPTY, one of up to RS_SEG_SHORT elements is reduced by its work-item alone
  * (RS_SEG_SERIAL), one of up to RS_SEG_TILE is appended to the queue for seg_medium (one global atomic per batch:
- * the batch's entries are counted in local memory first). Longer segments are seg_tiles' work. The queue's order
+ * the batch's entries are counted in local memory first; an entry is two words, the segment index | its length <<
+ * RS_SEG_LEN_SHIFT and its offset, so that seg_medium reads no offsets). Longer segments are seg_tiles' work. The queue's order
  * changes no bits: each segment's result depends on its own values only.
  * queue: a uint count at its start (zeroed by the host before the call), the entries from queue[1]. */
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
     global const IN_T *src, global const void *offsets, uint kind, ulong S_bound, global OUT_T *out,
     global ulong *queue, global const uint *flags, global const ulong *runs)
 {
-    local ulong l_seg[RS_GROUP];
+    local ulong l_seg[RS_GROUP], l_base[RS_GROUP];
     local uint l_n, l_at;
     const uint t = get_local_id(0);
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing; uniform */
@@ -240,36 +245,50 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
                 RS_SEG_SERIAL(res, len, RS_SEG_IDX_AT)
                 out[s] = RS_STORE(RS_OUT(res));
             } else if (len <= RS_SEG_TILE) {
-                l_seg[atomic_inc(&l_n)] = s;
+                const uint at = atomic_inc(&l_n);
+                l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
+                l_base[at] = o;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (t == 0) l_at = l_n ? atomic_add((global uint *)queue, l_n) : 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (t < l_n) queue[1 + (ulong)l_at + t] = l_seg[t];
-        barrier(CLK_LOCAL_MEM_FENCE); /* l_n and l_seg are rewritten by the next batch */
+        if (t < l_n) {
+            queue[1 + 2 * ((ulong)l_at + t)] = l_seg[t];
+            queue[2 + 2 * ((ulong)l_at + t)] = l_base[t];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* l_n and the lists are rewritten by the next batch */
     }
 }
 
 /* seg_medium: the queued segments (more than RS_SEG_SHORT, at most RS_SEG_TILE elements), a team each: the tile
- * expression over the segment (RS_SEG_TEAM_FOLD). q_bound: the queue's capacity (the count never exceeds it). */
+ * expression over the segment (RS_SEG_TEAM_FOLD). Group g takes batches g, g + G, ... of 256 consecutive entries
+ * (read coalesced into local memory), team w the 32 entries 32w .. 32w + 31 of the batch in turn. q_bound: the
+ * queue's capacity (the count never exceeds it). */
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_medium(
-    global const IN_T *src, global const void *offsets, uint kind, global const ulong *queue, ulong q_bound,
-    global OUT_T *out, global const uint *flags)
+    global const IN_T *src, global const ulong *queue, ulong q_bound, global OUT_T *out, global const uint *flags)
 {
     local T l[RS_GROUP];
+    local ulong l_seg[RS_GROUP], l_base[RS_GROUP];
     const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;
     if (flags[0]) return;
     const ulong qn = *(global const uint *)queue, m = qn < q_bound ? qn : q_bound;
-    const ulong batches = (m + RS_SEG_ROWS - 1) / RS_SEG_ROWS;
+    const ulong batches = (m + RS_GROUP - 1) / RS_GROUP;
     for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
-        const ulong e = b * RS_SEG_ROWS + w, s = e < m ? queue[1 + e] : 0;
-        const ulong base = e < m ? rs_seg_off(offsets, kind, s) : 0;
-        const ulong cnt = e < m ? rs_seg_off(offsets, kind, s + 1) - base : 0;
-        T acc[RS_SEG_ROWS];
-        RS_SEG_TEAM_FOLD(acc, cnt, RS_CVT_IN, RS_SEG_IDX_BASE)
-        const T v = rs_seg_team_tree(l, t, lane, acc[0]);
-        if (lane == 0 && e < m) out[s] = RS_STORE(RS_OUT(v));
+        const ulong et = b * RS_GROUP + t;
+        l_seg[t] = et < m ? queue[1 + 2 * et] : 0;
+        l_base[t] = et < m ? queue[2 + 2 * et] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint j = 0; j < RS_SEG_LANES; j++) {
+            const uint x = w * RS_SEG_LANES + j;
+            const ulong e = b * RS_GROUP + x, base = l_base[x];
+            const ulong cnt = e < m ? l_seg[x] >> RS_SEG_LEN_SHIFT : 0;
+            T acc[RS_SEG_ROWS];
+            RS_SEG_TEAM_FOLD(acc, cnt, RS_CVT_IN, RS_SEG_IDX_BASE)
+            const T v = rs_seg_team_tree(l, t, lane, acc[0]);
+            if (lane == 0 && e < m) out[l_seg[x] & RS_SEG_SEG_MASK] = RS_STORE(RS_OUT(v));
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* the lists are rewritten by the next batch */
     }
 }
 

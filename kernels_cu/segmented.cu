@@ -24,6 +24,8 @@
 #define RS_SEG_PAD (~0ull)
 #define RS_SEG_SHORT 32    /* seg_short: a segment of up to this many elements is one thread's */
 #define RS_SEG_NONE (~0ull) /* marks: no segment */
+#define RS_SEG_LEN_SHIFT 48 /* a queue entry: the segment index | its length << 48, then its offset */
+#define RS_SEG_SEG_MASK ((1ull << RS_SEG_LEN_SHIFT) - 1)
 
 #define RS_SEG_DECREASING 1u /* RS_SEG_FAULT_* of api/src/backend.h */
 #define RS_SEG_NEGATIVE 2u
@@ -149,11 +151,12 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
         for (unsigned k = 0; (rs_u64)k * RS_GROUP * RS_SEG_V < cnt; k++)
 #pragma unroll
             for (unsigned r = 0; r < RS_SEG_ROWS; r++)
+                if ((rs_u64)k * RS_GROUP * RS_SEG_V + RS_SEG_LANES * RS_SEG_V * r < cnt) /* the row has values */
 #pragma unroll
-                for (unsigned v = 0; v < RS_SEG_V; v++) {
-                    const rs_u64 i = (rs_u64)k * RS_GROUP * RS_SEG_V + (lane + RS_SEG_LANES * r) * RS_SEG_V + v;
-                    if (i < cnt) acc[r] = Op::combine(acc[r], rs_load<T>(src, idx(i)));
-                }
+                    for (unsigned v = 0; v < RS_SEG_V; v++) {
+                        const rs_u64 i = (rs_u64)k * RS_GROUP * RS_SEG_V + (lane + RS_SEG_LANES * r) * RS_SEG_V + v;
+                        if (i < cnt) acc[r] = Op::combine(acc[r], rs_load<T>(src, idx(i)));
+                    }
     }
 #pragma unroll
     for (unsigned r = 0; r < 4; r++) acc[r] = Op::combine(acc[r], acc[r + 4]); /* s = 128 */
@@ -177,7 +180,7 @@ template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
                                                       rs_u64 *queue, const unsigned *flags, const rs_u64 *runs)
 {
-    __shared__ rs_u64 l_seg[RS_GROUP];
+    __shared__ rs_u64 l_seg[RS_GROUP], l_base[RS_GROUP];
     __shared__ unsigned l_n, l_at;
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
     S = rs_seg_count(runs, S);
@@ -196,39 +199,55 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
 #pragma unroll
                 for (unsigned r = 0; r < 8; r++) a[r] = Op::identity();
 #pragma unroll
-                for (unsigned i = 0; i < RS_SEG_SHORT; i++)
-                    if (i < len) a[i / RS_SEG_V] = Op::combine(a[i / RS_SEG_V], rs_load<T>(src, o + i));
+                for (unsigned g = 0; g < RS_SEG_SHORT / RS_SEG_V; g++) { /* leaf g; none past the segment */
+                    if (g * RS_SEG_V >= len) break;
+#pragma unroll
+                    for (unsigned v = 0; v < RS_SEG_V; v++)
+                        if (g * RS_SEG_V + v < len) a[g] = Op::combine(a[g], rs_load<T>(src, o + g * RS_SEG_V + v));
+                }
 #pragma unroll
                 for (unsigned r = 0; r < 4; r++) a[r] = Op::combine(a[r], a[r + 4]);
 #pragma unroll
                 for (unsigned r = 0; r < 2; r++) a[r] = Op::combine(a[r], a[r + 2]);
                 rs_put(out, s, rs_out<Op>(Op::combine(a[0], a[1])));
             } else if (len <= RS_SEG_TILE) {
-                l_seg[atomicAdd(&l_n, 1u)] = s; /* the queue's order changes no bits */
+                const unsigned at = atomicAdd(&l_n, 1u); /* the queue's order changes no bits */
+                l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
+                l_base[at] = o;
             }
         }
         __syncthreads();
         if (t == 0) l_at = l_n ? atomicAdd((unsigned *)queue, l_n) : 0;
         __syncthreads();
-        if (t < l_n) queue[1 + (rs_u64)l_at + t] = l_seg[t];
-        __syncthreads(); /* l_n and l_seg are rewritten by the next batch */
+        if (t < l_n) {
+            queue[1 + 2 * ((rs_u64)l_at + t)] = l_seg[t];
+            queue[2 + 2 * ((rs_u64)l_at + t)] = l_base[t];
+        }
+        __syncthreads(); /* l_n and the lists are rewritten by the next batch */
     }
 }
 
-/* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment). */
+/* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment); block b takes batches
+ * of 256 consecutive entries, warp w the 32 entries 32w .. 32w + 31 of the batch (read by its lanes, then passed
+ * round by shuffles). */
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP) seg_medium(Src src, const void *offsets, int kind, const rs_u64 *queue,
-                                                       rs_u64 q_bound, Dst out, const unsigned *flags)
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_medium(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out, const unsigned *flags)
 {
     if (flags[0]) return;
     const rs_u64 qn = *(const unsigned *)queue, m = qn < q_bound ? qn : q_bound;
-    const unsigned lane = threadIdx.x % RS_SEG_LANES;
-    const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS;
-    for (rs_u64 e = blockIdx.x * (rs_u64)RS_SEG_ROWS + threadIdx.x / RS_SEG_LANES; e < m; e += warps) {
-        const rs_u64 s = queue[1 + e], base = rs_seg_off(offsets, kind, s);
-        const T v = rs_seg_team<T, Op>(src, rs_seg_off(offsets, kind, s + 1) - base, lane,
-                                       [=](rs_u64 i) { return base + i; });
-        if (lane == 0) rs_put(out, s, rs_out<Op>(v));
+    const unsigned t = threadIdx.x, lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;
+    const rs_u64 batches = (m + RS_GROUP - 1) / RS_GROUP;
+    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
+        const rs_u64 first = b * RS_GROUP + w * RS_SEG_LANES, et = first + lane;
+        if (first >= m) break; /* warp-uniform; later batches start later still */
+        const rs_u64 my_seg = et < m ? queue[1 + 2 * et] : 0, my_base = et < m ? queue[2 + 2 * et] : 0;
+        const unsigned count = m - first < RS_SEG_LANES ? (unsigned)(m - first) : RS_SEG_LANES;
+        for (unsigned j = 0; j < count; j++) {
+            const rs_u64 sl = __shfl_sync(0xffffffffu, my_seg, j), base = __shfl_sync(0xffffffffu, my_base, j);
+            const T v = rs_seg_team<T, Op>(src, sl >> RS_SEG_LEN_SHIFT, lane, [=](rs_u64 i) { return base + i; });
+            if (lane == 0) rs_put(out, sl & RS_SEG_SEG_MASK, rs_out<Op>(v));
+        }
     }
 }
 
@@ -345,8 +364,7 @@ extern "C" cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, uns
                                                                         flags, live);
         err = rs_launched();
         if (err == cudaSuccess && q_bound > 0) {
-            seg_medium<Src, Dst, T, Op><<<grid_medium, RS_GROUP, 0, stream>>>(in, offsets, kind, qu, q_bound, dst,
-                                                                              flags);
+            seg_medium<Src, Dst, T, Op><<<grid_medium, RS_GROUP, 0, stream>>>(in, qu, q_bound, dst, flags);
             err = rs_launched();
         }
         for (unsigned level = 0; err == cudaSuccess && levels > 1 && level < levels; level++) {
