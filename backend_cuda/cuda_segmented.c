@@ -141,10 +141,20 @@ redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, i
     return REDSCAN_OK;
 }
 
-/* Segmented scan (kernels_cu/segmented_scan.cu): the fault word zeroed, seg_check, then the four kernels of
- * rs_cu_seg_scan, as ocl_segmented.c launches them. Scratch: three arrays of rs_seg_scan_places(in_n) T values (a
+/* Segmented scan (kernels_cu/segmented_scan.cu): the fault word zeroed, seg_check, then the five kernels of
+ * rs_cu_seg_scan, as ocl_segmented.c launches them (rs_seg_scan_grids: the grids for S segments and n elements). Scratch: three arrays of rs_seg_scan_places(in_n) T values (a
  * chunk's values are stored at floor(its start / 2048): the arrays do not grow with the segment count). */
 static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TILE + 1; }
+
+#define RS_SS_WB 8 /* windows per block batch of seg_scan_totals / seg_scan_out (segmented_scan.cu) */
+
+/* seg_scan_short: a thread per segment; totals, out: RS_SS_WB windows per block; groups, chain: a thread per window */
+static void rs_seg_scan_grids(rs_cuda *c, uint64_t S, uint64_t windows, unsigned g[3])
+{
+    g[0] = rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP));
+    g[1] = rs_cuda_grid_for(c, rs_div_up(windows, RS_SS_WB));
+    g[2] = rs_cuda_grid_for(c, rs_div_up(windows, RS_GROUP));
+}
 
 redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
@@ -155,7 +165,9 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "segmented scan: argument 'out'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
                                       "segmented scan: argument 'offsets'"));
-    const uint64_t slots = (uint64_t)num_segments + (uint64_t)in_n / RS_SEG_SCAN_TILE;
+    const uint64_t windows = rs_div_up((uint64_t)in_n, RS_SEG_SCAN_TILE);
+    unsigned g[3];
+    rs_seg_scan_grids(c, (uint64_t)num_segments, windows, g);
     const size_t t = (size_t)rs_seg_scan_places(in_n) * redscan_dtype_size(rs_compute_dtype(req->out_dtype));
     const size_t bytes[3] = {t, t, t};
     void *part[3] = {NULL, NULL, NULL};
@@ -166,9 +178,8 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
     RS_CUDA_TRY(rs_seg_launched(
         ctx,
         rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,
-                       (int)offsets_dtype, offsets, num_segments, flags, part[0], part[1], part[2], slots, NULL,
-                       rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP)),
-                       rs_cuda_grid_for(c, rs_div_up((uint64_t)num_segments, RS_GROUP)), c->stream),
+                       (int)offsets_dtype, offsets, num_segments, flags, part[0], part[1], part[2], windows, NULL,
+                       g[0], g[1], g[2], c->stream),
         "seg_scan"));
     c->seg_pending = 1;
     return REDSCAN_OK;
@@ -220,14 +231,15 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
         if (err == cudaSuccess) err = cudaStreamSynchronize(c->stream);
         if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemcpyAsync (scan by key: run count)");
     }
-    const uint64_t slots = S + (uint64_t)n / RS_SEG_SCAN_TILE;
+    const uint64_t windows = rs_div_up((uint64_t)n, RS_SEG_SCAN_TILE);
+    unsigned g[3];
+    rs_seg_scan_grids(c, S, windows, g);
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
     RS_CUDA_TRY(rs_seg_launched(
         ctx,
         rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,
-                       (int)REDSCAN_UINT64, part[0], S, flags, part[4], part[5], part[6], slots,
-                       wait_ok ? NULL : part[3], rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP)),
-                       rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), c->stream),
+                       (int)REDSCAN_UINT64, part[0], S, flags, part[4], part[5], part[6], windows,
+                       wait_ok ? NULL : part[3], g[0], g[1], g[2], c->stream),
         "seg_scan"));
     return REDSCAN_OK;
 }

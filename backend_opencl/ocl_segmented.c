@@ -223,66 +223,82 @@ redscan_status rs_ocl_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, in
     return st;
 }
 
-/* Segmented scan (kernels_cl/segmented_scan.cl; docs/ALGORITHMS.md, "Segmented scans"): seg_scan_totals,
- * seg_scan_groups, seg_scan_chain and seg_scan_out, in that order, on `program`, over S segments of the offsets
- * (kind), with part[0..2] the three arrays of rs_seg_scan_places(n) T values (chunk totals, group totals, chain
- * carries; a chunk's values are stored at floor(its start / 2048), so they do not grow with S). runs: NULL, or a
- * buffer whose first uint64 is the real count R <= S, read by every kernel (scan by key's _async form: S and slots
- * are then the host's bounds for n segments, the kernels stop at R; kernels_cl/segmented_scan.cl, rs_ss_live). */
+/* Segmented scan (kernels_cl/segmented_scan.cl; docs/ALGORITHMS.md, "Segmented scans"): seg_scan_short (the
+ * segments of up to 2048 elements, a work-item per segment), then the chunk path for the longer ones,
+ * seg_scan_totals, seg_scan_groups, seg_scan_chain and seg_scan_out, in that order, on `program`, over S segments of
+ * the offsets (kind) and `windows` = ceil(n / 2048) windows of the index space, with part[0..2] the three arrays of
+ * rs_seg_scan_places(n) T values (chunk totals, group totals, chain carries; a chunk's values are stored at
+ * floor(its start / 2048), so they do not grow with S). runs: NULL, or a buffer whose first uint64 is the real count
+ * R <= S, read by every kernel (scan by key's _async form: S is then the host's bound n, the kernels stop at R;
+ * kernels_cl/segmented_scan.cl, rs_ss_live). */
 static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TILE + 1; }
 
+#define RS_SS_WB 8 /* windows per group batch of seg_scan_totals / seg_scan_out (segmented_scan.cl) */
+
 static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, const rs_scan_req *req, cl_mem src,
-                                         cl_mem dst, cl_uint kind, cl_mem off, cl_ulong S, cl_ulong slots,
+                                         cl_mem dst, cl_uint kind, cl_mem off, cl_ulong S, cl_ulong windows,
                                          const cl_mem *part, cl_mem flags, cl_mem runs)
 {
-    static const char *const names[4] = {"seg_scan_totals", "seg_scan_groups", "seg_scan_chain", "seg_scan_out"};
+    static const char *const names[5] = {"seg_scan_short", "seg_scan_totals", "seg_scan_groups", "seg_scan_chain",
+                                         "seg_scan_out"};
     const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
     const cl_int exclusive = req->exclusive;
     rs_ocl *o = rs_ocl_of(ctx);
-    cl_kernel k[4] = {NULL, NULL, NULL, NULL};
+    cl_kernel k[5] = {NULL, NULL, NULL, NULL, NULL};
     redscan_status st = REDSCAN_OK;
-    for (int i = 0; i < 4 && st == REDSCAN_OK; i++) st = rs_ocl_kernel(ctx, program, names[i], &k[i]);
-    if (st == REDSCAN_OK) { /* totals: a batch of 256 slots per group */
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem),
-                                sizeof slots, sizeof(cl_mem)};
-        const void *values[] = {&src, &off, &kind, &S, &flags, &part[0], &slots, &runs};
-        st = rs_set_args(ctx, k[0], names[0], 8, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[0], rs_ocl_groups_for(o, rs_div_up(slots, RS_GROUP)), names[0]);
-    }
-    if (st == REDSCAN_OK) { /* group totals: a work-item per slot */
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem),
-                                sizeof slots, sizeof(cl_mem)};
-        const void *values[] = {&part[0], &off, &kind, &S, &flags, &part[1], &slots, &runs};
-        st = rs_set_args(ctx, k[1], names[1], 8, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[1], rs_ocl_groups_for(o, rs_div_up(slots, RS_GROUP)), names[1]);
-    }
-    if (st == REDSCAN_OK) { /* the chains: a work-item per segment */
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), tsize,
-                                sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&part[1], &off, &kind, &S, &flags, req->init.bytes, &part[2], &runs};
-        st = rs_set_args(ctx, k[2], names[2], 8, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[2], rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), names[2]);
-    }
-    if (st == REDSCAN_OK) { /* the output: a batch of 256 slots per group */
+    for (int i = 0; i < 5 && st == REDSCAN_OK; i++) st = rs_ocl_kernel(ctx, program, names[i], &k[i]);
+    if (st == REDSCAN_OK) { /* short and medium segments: a batch of 256 segments per group */
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem),
-                                sizeof(cl_mem), sizeof(cl_mem), tsize, sizeof exclusive, sizeof slots, sizeof(cl_mem)};
-        const void *values[] = {&src, &dst, &off, &kind, &S, &flags, &part[0], &part[2], req->init.bytes, &exclusive,
-                                &slots, &runs};
-        st = rs_set_args(ctx, k[3], names[3], 12, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[3], rs_ocl_groups_for(o, rs_div_up(slots, RS_GROUP)), names[3]);
+                                tsize, sizeof exclusive, sizeof(cl_mem)};
+        const void *values[] = {&src, &dst, &off, &kind, &S, &flags, req->init.bytes, &exclusive, &runs};
+        st = rs_set_args(ctx, k[0], names[0], 9, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[0], rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), names[0]);
     }
-    for (int i = 0; i < 4; i++)
+    if (st == REDSCAN_OK) { /* totals: a batch of RS_SS_WB windows per group */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem),
+                                sizeof windows, sizeof(cl_mem)};
+        const void *values[] = {&src, &off, &kind, &S, &flags, &part[0], &windows, &runs};
+        st = rs_set_args(ctx, k[1], names[1], 8, sizes, values);
+        if (st == REDSCAN_OK)
+            st = rs_ocl_launch(ctx, k[1], rs_ocl_groups_for(o, rs_div_up(windows, RS_SS_WB)), names[1]);
+    }
+    if (st == REDSCAN_OK) { /* group totals: a work-item per window */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem),
+                                sizeof windows, sizeof(cl_mem)};
+        const void *values[] = {&part[0], &off, &kind, &S, &flags, &part[1], &windows, &runs};
+        st = rs_set_args(ctx, k[2], names[2], 8, sizes, values);
+        if (st == REDSCAN_OK)
+            st = rs_ocl_launch(ctx, k[2], rs_ocl_groups_for(o, rs_div_up(windows, RS_GROUP)), names[2]);
+    }
+    if (st == REDSCAN_OK) { /* the chains: a work-item per window */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), tsize,
+                                sizeof(cl_mem), sizeof windows, sizeof(cl_mem)};
+        const void *values[] = {&part[1], &off, &kind, &S, &flags, req->init.bytes, &part[2], &windows, &runs};
+        st = rs_set_args(ctx, k[3], names[3], 9, sizes, values);
+        if (st == REDSCAN_OK)
+            st = rs_ocl_launch(ctx, k[3], rs_ocl_groups_for(o, rs_div_up(windows, RS_GROUP)), names[3]);
+    }
+    if (st == REDSCAN_OK) { /* the long segments' output: a batch of RS_SS_WB windows per group */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem),
+                                sizeof(cl_mem), sizeof(cl_mem), tsize, sizeof exclusive, sizeof windows, sizeof(cl_mem)};
+        const void *values[] = {&src, &dst, &off, &kind, &S, &flags, &part[0], &part[2], req->init.bytes, &exclusive,
+                                &windows, &runs};
+        st = rs_set_args(ctx, k[4], names[4], 12, sizes, values);
+        if (st == REDSCAN_OK)
+            st = rs_ocl_launch(ctx, k[4], rs_ocl_groups_for(o, rs_div_up(windows, RS_SS_WB)), names[4]);
+    }
+    for (int i = 0; i < 5; i++)
         if (k[i]) clReleaseKernel(k[i]);
     return st;
 }
 
-/* The fault word zeroed, seg_check, the four kernels. */
+/* The fault word zeroed, seg_check, the five kernels. */
 redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
                                      redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
 {
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, req->dtype, req->out_dtype, req->op, &program));
-    const cl_ulong S = num_segments, slots = (cl_ulong)num_segments + (cl_ulong)in_n / RS_SEG_SCAN_TILE;
+    const cl_ulong S = num_segments, windows = rs_div_up(in_n, RS_SEG_SCAN_TILE);
     const size_t t = (size_t)rs_seg_scan_places(in_n) * redscan_dtype_size(rs_compute_dtype(req->out_dtype));
     const size_t bytes[3] = {t, t, t};
     cl_mem part[3] = {NULL, NULL, NULL}, flags = NULL, sticky = NULL;
@@ -291,7 +307,7 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
     if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
     if (st == REDSCAN_OK)
-        st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, (cl_mem)offsets, S, slots, part,
+        st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, (cl_mem)offsets, S, windows, part,
                                 flags, NULL);
     if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
     for (int i = 0; i < 3; i++)
@@ -382,10 +398,10 @@ redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, reds
     cl_ulong S = N;
     if (st == REDSCAN_OK && wait_ok)
         st = rs_byk_read_runs(ctx, part[6], &S, "clEnqueueReadBuffer (scan by key: run count)");
-    const cl_ulong slots = S + N / RS_SEG_SCAN_TILE;
+    const cl_ulong windows = rs_div_up(N, RS_SEG_SCAN_TILE);
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
     if (st == REDSCAN_OK)
-        st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, part[3], S, slots, part, flags,
+        st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, part[3], S, windows, part, flags,
                                 wait_ok ? NULL : part[6]);
     for (int i = 0; i < 7; i++)
         if (part[i]) clReleaseMemObject(part[i]);

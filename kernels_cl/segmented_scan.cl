@@ -9,97 +9,240 @@
  * (+) S[32g+p-1]) left to right; out = P[c] (+) L, L the coarsened block scan of the chunk (exclusive: the previous
  * local value, the identity at the chunk start).
  *
- * Slots: chunk c of segment s is slot K(s) + c, K(s) = s + floor(offsets[s] / 2048) (strictly increasing in s, at
- * least ceil(len / 2048) slots per segment), so a slot finds its segment by a binary search over the offsets;
- * slots < S + floor(in_n / 2048) (the host's bound). Its per-chunk values are stored at its place
- * pl = K(s) + c - s = floor(offsets[s] / 2048) + c = floor(chunk start / 2048) (< floor(in_n / 2048) + 1: the
- * arrays do not grow with S). Two chunks that store a value never share a place: tot and gsum are stored for full
- * chunks only (not a segment's last), whose starts are 2048 or more apart; acar for chunk 32g (g >= 1), whose
- * starts are 32 x 2048 or more apart.
+ * Work division, by segment length (so that a short segment costs no group-wide work and no search):
+ *   up to RS_SS_SHORT = 8     one work-item: the segment lies in sub-section 0 of its only chunk, so its block scan is
+ *                             work-item 0's left fold (phase 1), phase 3 leaves sub-section 0 alone, and P = init;
+ *   up to RS_SS_TILE = 2048   one team of 32 work-items (RS_SS_TEAM): one chunk, P = init; lane l plays the block's
+ *                             work-items l + 32r (r = 0..7): phase 1 per sub-section, the Kogge-Stone steps of
+ *                             phase 2 over the team's 256 sub-section totals in local memory, phase 3 (rs_ss_team);
+ *   longer                    the chunk path below (seg_scan_totals .. seg_scan_out).
+ * seg_scan_short does the first two classes segment-major: a work-item per segment, offsets[s] and offsets[s+1] read
+ * coalesced, the medium ones listed in local memory for the group's 8 teams.
+ *
+ * The chunk path works per window: window w is elements [2048 w, 2048 (w+1)) of the index space. A window holds the
+ * start of at most two chunks of segments longer than 2048: a later chunk (c >= 1, or c = 0 when the segment starts
+ * exactly at 2048 w) of the segment that contains element 2048 w, and chunk 0 of a long segment that starts inside
+ * the window (such a segment contains the window's last element, or the input's last one). rs_ss_window finds them by
+ * two binary searches of the offsets: per window, not per segment, so the short segments cost the chunk path nothing.
+ * A chunk's values are stored at its place, floor(its start / 2048) = its window, in tot / gsum / acar (arrays of
+ * floor(in_n / 2048) + 1 values: they do not grow with S). Two chunks that store a value never share a place: tot and
+ * gsum are stored for chunks that are not their segment's last (full, so starts 2048 or more apart; of a window's
+ * two chunks the first is its segment's last), acar for chunk 32g (g >= 1), whose starts are 32 x 2048 or more apart.
+ * Chunk c of the segment whose chunk 0 has place k0 has place k0 + c.
  *
  * runs: NULL, or the device word holding the real segment count R <= S (scan by key's _async form, which does not
- * know R on the host: S and slots are then its bounds for n segments). Every kernel reads it once (rs_ss_live):
- * segments from R on and slots from K(R) on are skipped at the cost of a compare, the binary searches cover
- * segments [0, R], and offsets[R + 1 ..] are never read.
+ * know R on the host: S is then its bound, n). Every kernel reads it once (rs_ss_live): segments from R on are
+ * skipped, windows stop at offsets[R] (= n), and offsets[R + 1 ..] are never read.
  *
- *   seg_scan_totals(in, offsets, kind, S, flags, tot, slots, runs)     tot[pl] = S[c] for every chunk but a
- *                                                                       segment's last (the only ones any P uses)
- *   seg_scan_groups(tot, offsets, kind, S, flags, gsum, slots, runs)   gsum[pl] = T(g) at the place of chunk 32g,
+ *   seg_scan_short(in, out, offsets, kind, S, flags, init, exclusive, runs)    the segments of up to 2048 elements
+ *   seg_scan_totals(in, offsets, kind, S, flags, tot, windows, runs)   tot[pl] = S[c] for every chunk but a
+ *                                                                       segment's last (the only ones any P uses);
+ *                                                                       RS_SS_WB windows per group batch
+ *   seg_scan_groups(tot, offsets, kind, S, flags, gsum, windows, runs) gsum[pl] = T(g) at the place of chunk 32g,
  *                                                                       for every group but a segment's last; a
- *                                                                       work-item per slot
- *   seg_scan_chain(gsum, offsets, kind, S, flags, init, acar, runs)    acar[pl of chunk 32g] = A(g-1), g >= 1; a
- *                                                                       work-item per segment, left to right
- *   seg_scan_out(in, out, offsets, kind, S, flags, tot, acar, init, exclusive, slots, runs)
- *       out = P (+) L. A batch of 256 slots per group: a work-item whose slot is a segment of at most 8 elements
- *       writes it alone (the block scan of such a chunk is work-item 0's sequential left fold, L[i] = x0 (+) ... (+)
- *       xi, and P = init); the other chunks of the batch are then taken one after another by the whole group.
- * Every kernel writes nothing when seg_check found a fault (flags[0]). */
+ *                                                                       work-item per window
+ *   seg_scan_chain(gsum, offsets, kind, S, flags, init, acar, windows, runs)   acar[pl of chunk 32g] = A(g-1),
+ *                                                                       g >= 1; the work-item of the window that
+ *                                                                       holds a segment's chunk 0, left to right
+ *   seg_scan_out(in, out, offsets, kind, S, flags, tot, acar, init, exclusive, windows, runs)
+ *       out = P (+) L for the long segments' chunks: RS_SS_WB windows per group batch, their chunks listed, then taken
+ *       one after another by the whole group (rs_block_scan_coarse, rs_scan_store).
+ * Every kernel writes nothing when seg_check found a fault (flags[0]). Each writes only its own segments' elements
+ * and reads a work-item's (short), a lane's sub-section (medium) or a whole chunk (long) before writing it: in == out
+ * is safe. */
 #define RS_SS_TILE RS_SECTION_COARSE
 #define RS_SS_CHAIN 32
 #define RS_SS_SHORT RS_COARSE_ITEMS
+#define RS_SS_TEAM 32                      /* work-items of a medium segment's team */
+#define RS_SS_TEAMS (RS_GROUP / RS_SS_TEAM) /* 8 teams per group; and a lane's rows (sub-sections l + 32r) */
+#define RS_SS_WB 8                         /* windows per group batch in seg_scan_totals / seg_scan_out */
+#define RS_SS_NONE ((ulong)-1)
 
-/* runs (scan by key's _async form): *S = R and *slots (when not NULL) at most K(R), the first slot past segment
- * R - 1's chunks (offsets[R] is the input's length, written with R). NULL: the bounds are the counts. */
-inline void rs_ss_live(global const void *offsets, uint kind, global const ulong *runs, ulong *S, ulong *slots)
+/* The live segment count (runs: scan by key's _async form, *S = R) and the number of windows to visit: those below
+ * offsets[S] / 2048 rounded up, at most the host's bound. */
+inline ulong rs_ss_live(global const void *offsets, uint kind, global const ulong *runs, ulong *S, ulong windows)
 {
-    if (!runs) return;
-    const ulong R = *runs < *S ? *runs : *S;
-    *S = R;
-    if (!slots) return;
-    const ulong k = R + rs_seg_off(offsets, kind, R) / RS_SS_TILE;
-    if (k < *slots) *slots = k;
+    if (runs && *runs < *S) *S = *runs;
+    const ulong end = rs_seg_off(offsets, kind, *S), w = (end + RS_SS_TILE - 1) / RS_SS_TILE;
+    return w < windows ? w : windows;
 }
 
-/* Slot j: 1 when it is a chunk: its place *at in tot / gsum / acar, chunk *c, first element *base, *cnt elements,
- * the segment's chunk count *nch; 0 otherwise. */
-inline int rs_ss_slot(global const void *offsets, uint kind, ulong S, ulong j, ulong *at, ulong *c, ulong *base,
-                      ulong *cnt, ulong *nch)
+/* The number of segments s < S with offsets[s] <= p, searched from lo (offsets[s] <= p for every s < lo). */
+inline ulong rs_ss_count(global const void *offsets, uint kind, ulong lo, ulong S, ulong p)
 {
-    ulong lo = 0, hi = S; /* lo = the number of segments whose first slot is <= j */
+    ulong hi = S;
     while (lo < hi) {
         const ulong mid = lo + (hi - lo) / 2;
-        if (mid + rs_seg_off(offsets, kind, mid) / RS_SS_TILE <= j) lo = mid + 1;
+        if (rs_seg_off(offsets, kind, mid) <= p) lo = mid + 1;
         else hi = mid;
     }
-    if (lo == 0) return 0;
-    const ulong s = lo - 1, o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
-    const ulong k = j - (s + o / RS_SS_TILE), n = (len + RS_SS_TILE - 1) / RS_SS_TILE;
-    if (k >= n) return 0;
-    *at = j - s;
-    *c = k;
-    *nch = n;
-    *base = o + k * RS_SS_TILE;
-    *cnt = len - k * RS_SS_TILE < RS_SS_TILE ? len - k * RS_SS_TILE : RS_SS_TILE;
-    return 1;
+    return lo;
+}
+
+/* The chunks of segments longer than RS_SS_TILE that start in window w (w < the live windows): up to two, seg[h] and
+ * chunk ch[h] (h = 0: of the segment containing element 2048 w, h = 1: chunk 0 of one starting after it); returns
+ * how many. */
+inline uint rs_ss_window(global const void *offsets, uint kind, ulong S, ulong w, ulong *seg, ulong *ch)
+{
+    const ulong p = w * RS_SS_TILE, end = rs_seg_off(offsets, kind, S);
+    const ulong q = end - p > RS_SS_TILE ? p + RS_SS_TILE - 1 : end - 1; /* the window's last element */
+    uint m = 0;
+    const ulong ca = rs_ss_count(offsets, kind, 0, S, p);
+    if (ca > 0) {
+        const ulong s = ca - 1, o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
+        const ulong c = (p - o + RS_SS_TILE - 1) / RS_SS_TILE; /* the first chunk starting at or after p */
+        if (len > RS_SS_TILE && c * RS_SS_TILE < len) {
+            seg[m] = s;
+            ch[m++] = c;
+        }
+    }
+    const ulong cb = rs_ss_count(offsets, kind, ca, S, q);
+    if (cb > ca) { /* segment cb - 1 starts in (p, q] */
+        const ulong s = cb - 1, o = rs_seg_off(offsets, kind, s);
+        if (rs_seg_off(offsets, kind, s + 1) - o > RS_SS_TILE) {
+            seg[m] = s;
+            ch[m++] = 0;
+        }
+    }
+    return m;
+}
+
+/* A medium segment (RS_SS_SHORT < len <= RS_SS_TILE, one chunk, P = init) by its team; every work-item of the group
+ * calls it (barriers), a team without a segment with len = 0. Lane l plays the block's work-items tt = l + 32r:
+ * phase 1 folds sub-section tt (values 8 tt .. 8 tt + 7, the identity past len) into aux[tt]; phase 2 is the block's
+ * Kogge-Stone over aux[0..255] (step d: aux[i] = aux[i - d] (+) aux[i] for i >= d); phase 3 folds the sub-section
+ * again (the same operations, so the same bits as phase 1's values) and writes L[8 tt + k] = aux[tt - 1] (+) f[k]
+ * (k < 7, tt > 0), f[k] (tt = 0), aux[tt] (k = 7), as init (+) L (exclusive: init (+) the previous L, the identity
+ * at the start: aux[tt - 1] at k = 0). Rows past the segment (32 r >= rows) have nothing to do: aux[i] only takes
+ * aux[i - d], so their totals never reach an output. A lane reads only its own sub-sections before writing them. */
+inline void rs_ss_team(global const IN_T *in, global OUT_T *out, local T *aux, uint lane, ulong o, uint len, T init,
+                       int exclusive)
+{
+    const uint rows = (len + RS_GROUP - 1) / RS_GROUP;
+    for (uint r = 0; r < RS_SS_TEAMS; r++) {
+        const uint tt = lane + RS_SS_TEAM * r;
+        T acc = IDENTITY;
+        if (r < rows) {
+            for (uint k = 0; k < RS_COARSE_ITEMS; k++) {
+                const uint i = tt * RS_COARSE_ITEMS + k;
+                const T x = i < len ? RS_LOAD(in, o + i) : IDENTITY;
+                acc = k == 0 ? x : rs_combine(acc, x);
+            }
+        }
+        aux[tt] = acc;
+    }
+    for (uint d = 1; d < RS_GROUP; d <<= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        T tmp[RS_SS_TEAMS];
+        for (uint r = 0; r < RS_SS_TEAMS; r++) {
+            const uint i = lane + RS_SS_TEAM * r;
+            tmp[r] = r < rows && i >= d ? rs_combine(aux[i - d], aux[i]) : aux[i];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint r = 0; r < RS_SS_TEAMS; r++) aux[lane + RS_SS_TEAM * r] = tmp[r];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint r = 0; r < rows; r++) {
+        const uint tt = lane + RS_SS_TEAM * r, first = tt * RS_COARSE_ITEMS;
+        if (first >= len) continue;
+        const T carry = tt > 0 ? aux[tt - 1] : IDENTITY;
+        T acc = IDENTITY, prev = carry; /* prev: L of the element before (exclusive); the identity at the start */
+        for (uint k = 0; k < RS_COARSE_ITEMS && first + k < len; k++) {
+            const T x = RS_LOAD(in, o + first + k);
+            acc = k == 0 ? x : rs_combine(acc, x);
+            const T l = k == RS_COARSE_ITEMS - 1 ? aux[tt] : tt > 0 ? rs_combine(carry, acc) : acc;
+            out[o + first + k] = RS_STORE(RS_OUT(rs_combine(init, exclusive ? prev : l)));
+            prev = l;
+        }
+    }
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_short(
+    global const IN_T *in, global OUT_T *out, global const void *offsets, uint kind, ulong S, global const uint *flags,
+    T init, int exclusive, global const ulong *runs)
+{
+    local T aux[RS_SS_TEAMS * RS_GROUP];
+    local ulong l_base[RS_GROUP];
+    local uint l_len[RS_GROUP], l_n;
+    const uint t = (uint)get_local_id(0), lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
+    if (flags[0]) return; /* uniform */
+    if (runs && *runs < S) S = *runs;
+    const ulong batches = (S + RS_GROUP - 1) / RS_GROUP;
+    for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
+        if (t == 0) l_n = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const ulong s = b * RS_GROUP + t;
+        if (s < S) {
+            const ulong o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
+            if (len <= RS_SS_SHORT) {
+                /* the whole segment, alone: P = init, L = work-item 0's left fold (phase 1 of the block scan) */
+                T acc = IDENTITY;
+                for (uint i = 0; i < (uint)len; i++) {
+                    const T x = RS_LOAD(in, o + i);
+                    const T prev = acc;
+                    acc = i == 0 ? x : rs_combine(acc, x);
+                    out[o + i] = RS_STORE(RS_OUT(rs_combine(init, exclusive ? (i == 0 ? IDENTITY : prev) : acc)));
+                }
+            } else if (len <= RS_SS_TILE) {
+                const uint at = atomic_inc(&l_n); /* the order of the list changes no bits */
+                l_base[at] = o;
+                l_len[at] = (uint)len;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint m = l_n; /* the same in every work-item */
+        for (uint e0 = 0; e0 < m; e0 += RS_SS_TEAMS) {
+            const uint e = e0 + w;
+            rs_ss_team(in, out, aux + w * RS_GROUP, lane, e < m ? l_base[e] : 0, e < m ? l_len[e] : 0, init,
+                       exclusive);
+            barrier(CLK_LOCAL_MEM_FENCE); /* aux is refilled */
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has read l_n and the list before the next batch */
+    }
+}
+
+/* The chunks of a batch of RS_SS_WB windows, listed by work-items 0 .. RS_SS_WB - 1 (all of them with all_chunks,
+ * else those that are not their segment's last): place, start, count, chunk index. */
+inline void rs_ss_list(global const void *offsets, uint kind, ulong S, ulong wins, ulong b, uint t, int all_chunks,
+                       local uint *l_n, local ulong *l_pl, local ulong *l_base, local ulong *l_c, local uint *l_cnt)
+{
+    const ulong w = b * RS_SS_WB + t;
+    if (t >= RS_SS_WB || w >= wins) return;
+    ulong seg[2], ch[2];
+    const uint m = rs_ss_window(offsets, kind, S, w, seg, ch);
+    for (uint h = 0; h < m; h++) {
+        const ulong o = rs_seg_off(offsets, kind, seg[h]), len = rs_seg_off(offsets, kind, seg[h] + 1) - o;
+        const ulong nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, c = ch[h];
+        if (!all_chunks && c + 1 >= nch) continue;
+        const uint at = atomic_inc(l_n); /* the order of the list changes no bits */
+        l_pl[at] = w;
+        l_base[at] = o + c * RS_SS_TILE;
+        l_c[at] = c;
+        l_cnt[at] = (uint)(len - c * RS_SS_TILE < RS_SS_TILE ? len - c * RS_SS_TILE : RS_SS_TILE);
+    }
 }
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_totals(
     global const IN_T *in, global const void *offsets, uint kind, ulong S, global const uint *flags, global T *tot,
-    ulong slots, global const ulong *runs)
+    ulong windows, global const ulong *runs)
 {
     local T s[RS_SS_TILE] __attribute__((aligned(16)));
     local T r[RS_GROUP];
-    local ulong l_j[RS_GROUP], l_base[RS_GROUP];
-    local uint l_n;
+    local ulong l_j[2 * RS_SS_WB], l_base[2 * RS_SS_WB], l_c[2 * RS_SS_WB];
+    local uint l_cnt[2 * RS_SS_WB], l_n;
     const uint t = (uint)get_local_id(0);
     if (flags[0]) return; /* uniform */
-    rs_ss_live(offsets, kind, runs, &S, &slots); /* uniform too: the groups past K(R) do nothing */
-    const ulong batches = (slots + RS_GROUP - 1) / RS_GROUP;
+    const ulong wins = rs_ss_live(offsets, kind, runs, &S, windows); /* uniform too */
+    const ulong batches = (wins + RS_SS_WB - 1) / RS_SS_WB;
     for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
         if (t == 0) l_n = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        const ulong j = b * RS_GROUP + t;
-        ulong pl, c, base, cnt, nch;
-        if (j < slots && rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch) && c + 1 < nch) {
-            const uint at = atomic_inc(&l_n); /* the order of the list changes no bits */
-            l_j[at] = pl;
-            l_base[at] = base;
-        }
+        rs_ss_list(offsets, kind, S, wins, b, t, 0, &l_n, l_j, l_base, l_c, l_cnt);
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint count = l_n;
         for (uint q = 0; q < count; q++) {
             const ulong base_q = l_base[q];
-            rs_scan_load_in(s, in, base_q, base_q + RS_SS_TILE, RS_SS_TILE);
+            rs_scan_load_in(s, in, base_q, base_q + RS_SS_TILE, RS_SS_TILE); /* a full chunk: not the last */
             barrier(CLK_LOCAL_MEM_FENCE);
             T acc = s[t * RS_COARSE_ITEMS];
             for (uint k = 1; k < RS_COARSE_ITEMS; ++k) acc = rs_combine(acc, s[t * RS_COARSE_ITEMS + k]);
@@ -114,74 +257,63 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_total
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_groups(
     global const T *tot, global const void *offsets, uint kind, ulong S, global const uint *flags, global T *gsum,
-    ulong slots, global const ulong *runs)
+    ulong windows, global const ulong *runs)
 {
     if (flags[0]) return;
-    rs_ss_live(offsets, kind, runs, &S, &slots);
-    for (ulong j = get_global_id(0); j < slots; j += get_global_size(0)) {
-        ulong pl, c, base, cnt, nch;
-        if (!rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch)) continue;
-        if (c % RS_SS_CHAIN != 0 || c + RS_SS_CHAIN >= nch) continue; /* not a group's first, or the last group */
-        T w = tot[pl];
-        for (uint p = 1; p < RS_SS_CHAIN; p++) w = rs_combine(w, tot[pl + p]);
-        gsum[pl] = w;
+    const ulong wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    for (ulong w = get_global_id(0); w < wins; w += get_global_size(0)) {
+        ulong seg[2], ch[2];
+        const uint m = rs_ss_window(offsets, kind, S, w, seg, ch);
+        for (uint h = 0; h < m; h++) {
+            const ulong o = rs_seg_off(offsets, kind, seg[h]), len = rs_seg_off(offsets, kind, seg[h] + 1) - o;
+            const ulong nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, c = ch[h];
+            if (c % RS_SS_CHAIN != 0 || c + RS_SS_CHAIN >= nch) continue; /* not a group's first, or the last group */
+            T v = tot[w];
+            for (uint p = 1; p < RS_SS_CHAIN; p++) v = rs_combine(v, tot[w + p]);
+            gsum[w] = v;
+        }
     }
 }
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_chain(
     global const T *gsum, global const void *offsets, uint kind, ulong S, global const uint *flags, T init,
-    global T *acar, global const ulong *runs)
+    global T *acar, ulong windows, global const ulong *runs)
 {
     if (flags[0]) return;
-    rs_ss_live(offsets, kind, runs, &S, 0);
-    for (ulong s = get_global_id(0); s < S; s += get_global_size(0)) {
-        const ulong o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
-        const ulong nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, k0 = o / RS_SS_TILE; /* chunk 0's place */
-        T a = init;
-        for (ulong g = 1; g * RS_SS_CHAIN < nch; g++) {
-            a = rs_combine(a, gsum[k0 + (g - 1) * RS_SS_CHAIN]);
-            acar[k0 + g * RS_SS_CHAIN] = a;
+    const ulong wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    for (ulong w = get_global_id(0); w < wins; w += get_global_size(0)) {
+        ulong seg[2], ch[2];
+        const uint m = rs_ss_window(offsets, kind, S, w, seg, ch);
+        for (uint h = 0; h < m; h++) {
+            if (ch[h] != 0) continue; /* the work-item of the segment's chunk 0 (place w) walks its chain */
+            const ulong o = rs_seg_off(offsets, kind, seg[h]), len = rs_seg_off(offsets, kind, seg[h] + 1) - o;
+            const ulong nch = (len + RS_SS_TILE - 1) / RS_SS_TILE;
+            T a = init;
+            for (ulong g = 1; g * RS_SS_CHAIN < nch; g++) {
+                a = rs_combine(a, gsum[w + (g - 1) * RS_SS_CHAIN]);
+                acar[w + g * RS_SS_CHAIN] = a;
+            }
         }
     }
 }
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
     global const IN_T *in, global OUT_T *out, global const void *offsets, uint kind, ulong S, global const uint *flags,
-    global const T *tot, global const T *acar, T init, int exclusive, ulong slots, global const ulong *runs)
+    global const T *tot, global const T *acar, T init, int exclusive, ulong windows, global const ulong *runs)
 {
     local T s[RS_SS_TILE] __attribute__((aligned(16)));
     local T aux[RS_AUX_COARSE];
-    local ulong l_j[RS_GROUP], l_base[RS_GROUP], l_c[RS_GROUP];
-    local uint l_cnt[RS_GROUP];
-    local uint l_n;
+    local ulong l_j[2 * RS_SS_WB], l_base[2 * RS_SS_WB], l_c[2 * RS_SS_WB];
+    local uint l_cnt[2 * RS_SS_WB], l_n;
     local T l_p;
     const uint t = (uint)get_local_id(0);
     if (flags[0]) return; /* uniform */
-    rs_ss_live(offsets, kind, runs, &S, &slots); /* uniform too: the groups past K(R) do nothing */
-    const ulong batches = (slots + RS_GROUP - 1) / RS_GROUP;
+    const ulong wins = rs_ss_live(offsets, kind, runs, &S, windows); /* uniform too */
+    const ulong batches = (wins + RS_SS_WB - 1) / RS_SS_WB;
     for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
         if (t == 0) l_n = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        const ulong j = b * RS_GROUP + t;
-        ulong pl, c, base, cnt, nch;
-        if (j < slots && rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch)) {
-            if (cnt <= RS_SS_SHORT && nch == 1) {
-                /* the whole segment, alone: P = init, L = work-item 0's left fold (phase 1 of the block scan) */
-                T acc = IDENTITY;
-                for (uint i = 0; i < (uint)cnt; i++) {
-                    const T x = RS_LOAD(in, base + i);
-                    const T prev = acc;
-                    acc = i == 0 ? x : rs_combine(acc, x);
-                    out[base + i] = RS_STORE(RS_OUT(rs_combine(init, exclusive ? (i == 0 ? IDENTITY : prev) : acc)));
-                }
-            } else {
-                const uint at = atomic_inc(&l_n);
-                l_j[at] = pl;
-                l_base[at] = base;
-                l_c[at] = c;
-                l_cnt[at] = (uint)cnt;
-            }
-        }
+        rs_ss_list(offsets, kind, S, wins, b, t, 1, &l_n, l_j, l_base, l_c, l_cnt);
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint count = l_n;
         for (uint q = 0; q < count; q++) {
@@ -190,9 +322,9 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
             if (t == 0) {
                 const uint p = (uint)(cq % RS_SS_CHAIN);
                 const T a = cq >= RS_SS_CHAIN ? acar[jq - p] : init;
-                T w = IDENTITY;
-                for (uint i = 0; i < p; i++) w = i == 0 ? tot[jq - p] : rs_combine(w, tot[jq - p + i]);
-                l_p = p ? rs_combine(a, w) : a;
+                T v = IDENTITY;
+                for (uint i = 0; i < p; i++) v = i == 0 ? tot[jq - p] : rs_combine(v, tot[jq - p + i]);
+                l_p = p ? rs_combine(a, v) : a;
             }
             rs_block_scan_coarse(s, aux); /* begins and ends with a barrier: l_p is visible after it */
             rs_scan_store(out, s, bq, endq, RS_SS_TILE, exclusive, l_p, 1);

@@ -1,6 +1,7 @@
 /* Segmented scan (docs/ALGORITHMS.md, "Segmented scans"). Twin: kernels_cl/segmented_scan.cl, whose header explains
- * the slots, the four kernels and the order of combination; the same constants, slots, chunks and order here.
- * seg_check is segmented.cu's (rs_cu_seg_check).
+ * the work division (seg_scan_short for the segments of up to 2048 elements: a thread, or a warp as the twin's team
+ * of 32; windows of 2048 elements for the longer ones), the kernels and the order of combination; the same
+ * constants, classes, windows, places and order here. seg_check is segmented.cu's (rs_cu_seg_check).
  *
  * Template instances stay lean: the kernels that read the input or write the output are dispatched with
  * rs_dispatch_scan (one instance per compute type T and op, a narrow input / output as a kernel argument), the two
@@ -15,6 +16,9 @@
 #define RS_SS_TILE RS_SECTION_COARSE
 #define RS_SS_CHAIN 32
 #define RS_SS_SHORT RS_COARSE_ITEMS
+#define RS_SS_TEAM 32
+#define RS_SS_TEAMS (RS_GROUP / RS_SS_TEAM)
+#define RS_SS_WB 8
 
 __device__ __forceinline__ rs_u64 rs_ss_off(const void *p, int kind, rs_u64 s)
 {
@@ -24,64 +28,175 @@ __device__ __forceinline__ rs_u64 rs_ss_off(const void *p, int kind, rs_u64 s)
     return static_cast<const rs_u64 *>(p)[s];
 }
 
-/* rs_ss_live of segmented_scan.cl: runs (scan by key's _async form) NULL, or R read once; *S = R and *slots (when
- * not NULL) at most K(R). */
-__device__ __forceinline__ void rs_ss_live(const void *offsets, int kind, const rs_u64 *runs, rs_u64 *S,
-                                           rs_u64 *slots)
+/* rs_ss_live of segmented_scan.cl: *S = R (runs: scan by key's _async form); returns the windows to visit */
+__device__ __forceinline__ rs_u64 rs_ss_live(const void *offsets, int kind, const rs_u64 *runs, rs_u64 *S,
+                                             rs_u64 windows)
 {
-    if (!runs) return;
-    const rs_u64 R = *runs < *S ? *runs : *S;
-    *S = R;
-    if (!slots) return;
-    const rs_u64 k = R + rs_ss_off(offsets, kind, R) / RS_SS_TILE;
-    if (k < *slots) *slots = k;
+    if (runs && *runs < *S) *S = *runs;
+    const rs_u64 end = rs_ss_off(offsets, kind, *S), w = (end + RS_SS_TILE - 1) / RS_SS_TILE;
+    return w < windows ? w : windows;
 }
 
-/* rs_ss_slot of segmented_scan.cl: *at is the chunk's place in tot / gsum / acar, floor(its start / RS_SS_TILE) */
-__device__ __forceinline__ int rs_ss_slot(const void *offsets, int kind, rs_u64 S, rs_u64 j, rs_u64 *at, rs_u64 *c,
-                                          rs_u64 *base, rs_u64 *cnt, rs_u64 *nch)
+/* rs_ss_count of segmented_scan.cl: the segments s < S with offsets[s] <= p, from lo */
+__device__ __forceinline__ rs_u64 rs_ss_count(const void *offsets, int kind, rs_u64 lo, rs_u64 S, rs_u64 p)
 {
-    rs_u64 lo = 0, hi = S;
+    rs_u64 hi = S;
     while (lo < hi) {
         const rs_u64 mid = lo + (hi - lo) / 2;
-        if (mid + rs_ss_off(offsets, kind, mid) / RS_SS_TILE <= j) lo = mid + 1;
+        if (rs_ss_off(offsets, kind, mid) <= p) lo = mid + 1;
         else hi = mid;
     }
-    if (lo == 0) return 0;
-    const rs_u64 s = lo - 1, o = rs_ss_off(offsets, kind, s), len = rs_ss_off(offsets, kind, s + 1) - o;
-    const rs_u64 k = j - (s + o / RS_SS_TILE), n = (len + RS_SS_TILE - 1) / RS_SS_TILE;
-    if (k >= n) return 0;
-    *at = j - s;
-    *c = k;
-    *nch = n;
-    *base = o + k * RS_SS_TILE;
-    *cnt = len - k * RS_SS_TILE < RS_SS_TILE ? len - k * RS_SS_TILE : RS_SS_TILE;
-    return 1;
+    return lo;
+}
+
+/* rs_ss_window of segmented_scan.cl: the chunks of long segments starting in window w (at most two) */
+__device__ __forceinline__ unsigned rs_ss_window(const void *offsets, int kind, rs_u64 S, rs_u64 w, rs_u64 *seg,
+                                                 rs_u64 *ch)
+{
+    const rs_u64 p = w * RS_SS_TILE, end = rs_ss_off(offsets, kind, S);
+    const rs_u64 q = end - p > RS_SS_TILE ? p + RS_SS_TILE - 1 : end - 1;
+    unsigned m = 0;
+    const rs_u64 ca = rs_ss_count(offsets, kind, 0, S, p);
+    if (ca > 0) {
+        const rs_u64 s = ca - 1, o = rs_ss_off(offsets, kind, s), len = rs_ss_off(offsets, kind, s + 1) - o;
+        const rs_u64 c = (p - o + RS_SS_TILE - 1) / RS_SS_TILE;
+        if (len > RS_SS_TILE && c * RS_SS_TILE < len) {
+            seg[m] = s;
+            ch[m++] = c;
+        }
+    }
+    const rs_u64 cb = rs_ss_count(offsets, kind, ca, S, q);
+    if (cb > ca) {
+        const rs_u64 s = cb - 1, o = rs_ss_off(offsets, kind, s);
+        if (rs_ss_off(offsets, kind, s + 1) - o > RS_SS_TILE) {
+            seg[m] = s;
+            ch[m++] = 0;
+        }
+    }
+    return m;
+}
+
+/* rs_ss_team of segmented_scan.cl by one warp (lane = threadIdx.x % 32, aux: the warp's 256 values): phase 1 per
+ * sub-section tt = lane + 32r, phase 2 by rs_kogge_stone_256_warp (the block's Kogge-Stone steps over aux[0..255],
+ * the same combinations as the twin's local-memory steps, scan_coarsened.cuh), phase 3 folding the sub-section
+ * again. No block barrier: the warp's own. */
+template <typename T, class Op, typename SRC, typename DST>
+__device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, unsigned lane, rs_u64 o, unsigned len, T init,
+                                           int exclusive)
+{
+    const unsigned rows = (len + RS_GROUP - 1) / RS_GROUP;
+#pragma unroll
+    for (unsigned r = 0; r < RS_SS_TEAMS; r++) {
+        const unsigned tt = lane + RS_SS_TEAM * r;
+        T acc = Op::identity();
+        if (r < rows) {
+#pragma unroll
+            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+                const unsigned i = tt * RS_COARSE_ITEMS + k;
+                const T x = i < len ? rs_load<T>(in, o + i) : Op::identity();
+                acc = k == 0 ? x : Op::combine(acc, x);
+            }
+        }
+        aux[tt] = acc;
+    }
+    __syncwarp();
+    rs_kogge_stone_256_warp<Op>(aux);
+    __syncwarp();
+    for (unsigned r = 0; r < rows; r++) {
+        const unsigned tt = lane + RS_SS_TEAM * r, first = tt * RS_COARSE_ITEMS;
+        if (first >= len) continue;
+        const T carry = tt > 0 ? aux[tt - 1] : Op::identity();
+        T acc = Op::identity(), prev = carry;
+        for (unsigned k = 0; k < RS_COARSE_ITEMS && first + k < len; k++) {
+            const T x = rs_load<T>(in, o + first + k);
+            acc = k == 0 ? x : Op::combine(acc, x);
+            const T l = k == RS_COARSE_ITEMS - 1 ? aux[tt] : tt > 0 ? Op::combine(carry, acc) : acc;
+            rs_put(out, o + first + k, rs_out<Op>(Op::combine(init, exclusive ? prev : l)));
+            prev = l;
+        }
+    }
+    __syncwarp(); /* aux is refilled by the warp's next segment */
+}
+
+template <typename SRC, typename DST, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_scan_short(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init,
+                   int exclusive, const rs_u64 *runs)
+{
+    __shared__ T aux[RS_SS_TEAMS * RS_GROUP];
+    __shared__ rs_u64 l_base[RS_GROUP];
+    __shared__ unsigned l_len[RS_GROUP], l_n;
+    const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
+    if (flags[0]) return;
+    if (runs && *runs < S) S = *runs;
+    const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
+    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
+        if (t == 0) l_n = 0;
+        __syncthreads();
+        const rs_u64 s = b * RS_GROUP + t;
+        if (s < S) {
+            const rs_u64 o = rs_ss_off(offsets, kind, s), len = rs_ss_off(offsets, kind, s + 1) - o;
+            if (len <= RS_SS_SHORT) {
+                T acc = Op::identity();
+                for (unsigned i = 0; i < (unsigned)len; i++) {
+                    const T x = rs_load<T>(in, o + i);
+                    const T prev = acc;
+                    acc = i == 0 ? x : Op::combine(acc, x);
+                    rs_put(out, o + i,
+                           rs_out<Op>(Op::combine(init, exclusive ? (i == 0 ? Op::identity() : prev) : acc)));
+                }
+            } else if (len <= RS_SS_TILE) {
+                const unsigned at = atomicAdd(&l_n, 1u);
+                l_base[at] = o;
+                l_len[at] = (unsigned)len;
+            }
+        }
+        __syncthreads();
+        const unsigned m = l_n;
+        for (unsigned e = w; e < m; e += RS_SS_TEAMS)
+            rs_ss_team<T, Op>(in, out, aux + w * RS_GROUP, lane, l_base[e], l_len[e], init, exclusive);
+        __syncthreads(); /* every thread has read l_n and the list before the next batch */
+    }
+}
+
+/* rs_ss_list of segmented_scan.cl: threads 0 .. RS_SS_WB - 1 list the chunks of the batch's windows */
+__device__ __forceinline__ void rs_ss_list(const void *offsets, int kind, rs_u64 S, rs_u64 wins, rs_u64 b,
+                                           unsigned t, int all_chunks, unsigned *l_n, rs_u64 *l_pl, rs_u64 *l_base,
+                                           rs_u64 *l_c, unsigned *l_cnt)
+{
+    const rs_u64 w = b * RS_SS_WB + t;
+    if (t >= RS_SS_WB || w >= wins) return;
+    rs_u64 seg[2], ch[2];
+    const unsigned m = rs_ss_window(offsets, kind, S, w, seg, ch);
+    for (unsigned h = 0; h < m; h++) {
+        const rs_u64 o = rs_ss_off(offsets, kind, seg[h]), len = rs_ss_off(offsets, kind, seg[h] + 1) - o;
+        const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, c = ch[h];
+        if (!all_chunks && c + 1 >= nch) continue;
+        const unsigned at = atomicAdd(l_n, 1u);
+        l_pl[at] = w;
+        l_base[at] = o + c * RS_SS_TILE;
+        l_c[at] = c;
+        l_cnt[at] = (unsigned)(len - c * RS_SS_TILE < RS_SS_TILE ? len - c * RS_SS_TILE : RS_SS_TILE);
+    }
 }
 
 template <typename SRC, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
-    seg_scan_totals(SRC in, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *tot, rs_u64 slots,
+    seg_scan_totals(SRC in, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *tot, rs_u64 windows,
                     const rs_u64 *runs)
 {
     __shared__ __align__(16) T s[RS_SS_TILE];
     __shared__ T r[RS_GROUP];
-    __shared__ rs_u64 l_j[RS_GROUP], l_base[RS_GROUP];
-    __shared__ unsigned l_n;
+    __shared__ rs_u64 l_j[2 * RS_SS_WB], l_base[2 * RS_SS_WB], l_c[2 * RS_SS_WB];
+    __shared__ unsigned l_cnt[2 * RS_SS_WB], l_n;
     const unsigned t = threadIdx.x;
     if (flags[0]) return;
-    rs_ss_live(offsets, kind, runs, &S, &slots); /* uniform: the blocks past K(R) do nothing */
-    const rs_u64 batches = (slots + RS_GROUP - 1) / RS_GROUP;
+    const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    const rs_u64 batches = (wins + RS_SS_WB - 1) / RS_SS_WB;
     for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
         if (t == 0) l_n = 0;
         __syncthreads();
-        const rs_u64 j = b * RS_GROUP + t;
-        rs_u64 pl, c, base, cnt, nch;
-        if (j < slots && rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch) && c + 1 < nch) {
-            const unsigned at = atomicAdd(&l_n, 1u);
-            l_j[at] = pl;
-            l_base[at] = base;
-        }
+        rs_ss_list(offsets, kind, S, wins, b, t, 0, &l_n, l_j, l_base, l_c, l_cnt);
         __syncthreads();
         const unsigned count = l_n;
         for (unsigned q = 0; q < count; q++) {
@@ -101,35 +216,44 @@ __global__ void __launch_bounds__(RS_GROUP)
 
 template <typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
-    seg_scan_groups(const T *tot, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *gsum, rs_u64 slots,
-                    const rs_u64 *runs)
+    seg_scan_groups(const T *tot, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *gsum,
+                    rs_u64 windows, const rs_u64 *runs)
 {
     if (flags[0]) return;
-    rs_ss_live(offsets, kind, runs, &S, &slots);
-    for (rs_u64 j = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; j < slots; j += (rs_u64)gridDim.x * RS_GROUP) {
-        rs_u64 pl, c, base, cnt, nch;
-        if (!rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch)) continue;
-        if (c % RS_SS_CHAIN != 0 || c + RS_SS_CHAIN >= nch) continue;
-        T w = tot[pl];
-        for (unsigned p = 1; p < RS_SS_CHAIN; p++) w = Op::combine(w, tot[pl + p]);
-        gsum[pl] = w;
+    const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    for (rs_u64 w = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; w < wins; w += (rs_u64)gridDim.x * RS_GROUP) {
+        rs_u64 seg[2], ch[2];
+        const unsigned m = rs_ss_window(offsets, kind, S, w, seg, ch);
+        for (unsigned h = 0; h < m; h++) {
+            const rs_u64 o = rs_ss_off(offsets, kind, seg[h]), len = rs_ss_off(offsets, kind, seg[h] + 1) - o;
+            const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, c = ch[h];
+            if (c % RS_SS_CHAIN != 0 || c + RS_SS_CHAIN >= nch) continue;
+            T v = tot[w];
+            for (unsigned p = 1; p < RS_SS_CHAIN; p++) v = Op::combine(v, tot[w + p]);
+            gsum[w] = v;
+        }
     }
 }
 
 template <typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
     seg_scan_chain(const T *gsum, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init, T *acar,
-                   const rs_u64 *runs)
+                   rs_u64 windows, const rs_u64 *runs)
 {
     if (flags[0]) return;
-    rs_ss_live(offsets, kind, runs, &S, NULL);
-    for (rs_u64 s = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; s < S; s += (rs_u64)gridDim.x * RS_GROUP) {
-        const rs_u64 o = rs_ss_off(offsets, kind, s), len = rs_ss_off(offsets, kind, s + 1) - o;
-        const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, k0 = o / RS_SS_TILE; /* chunk 0's place */
-        T a = init;
-        for (rs_u64 g = 1; g * RS_SS_CHAIN < nch; g++) {
-            a = Op::combine(a, gsum[k0 + (g - 1) * RS_SS_CHAIN]);
-            acar[k0 + g * RS_SS_CHAIN] = a;
+    const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    for (rs_u64 w = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; w < wins; w += (rs_u64)gridDim.x * RS_GROUP) {
+        rs_u64 seg[2], ch[2];
+        const unsigned m = rs_ss_window(offsets, kind, S, w, seg, ch);
+        for (unsigned h = 0; h < m; h++) {
+            if (ch[h] != 0) continue;
+            const rs_u64 o = rs_ss_off(offsets, kind, seg[h]), len = rs_ss_off(offsets, kind, seg[h] + 1) - o;
+            const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE;
+            T a = init;
+            for (rs_u64 g = 1; g * RS_SS_CHAIN < nch; g++) {
+                a = Op::combine(a, gsum[w + (g - 1) * RS_SS_CHAIN]);
+                acar[w + g * RS_SS_CHAIN] = a;
+            }
         }
     }
 }
@@ -137,41 +261,21 @@ __global__ void __launch_bounds__(RS_GROUP)
 template <typename SRC, typename DST, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
     seg_scan_out(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, const T *tot,
-                 const T *acar, T init, int exclusive, rs_u64 slots, const rs_u64 *runs)
+                 const T *acar, T init, int exclusive, rs_u64 windows, const rs_u64 *runs)
 {
     __shared__ __align__(16) T s[RS_SS_TILE];
     __shared__ __align__(16) T aux[RS_AUX_COARSE];
-    __shared__ rs_u64 l_j[RS_GROUP], l_base[RS_GROUP], l_c[RS_GROUP];
-    __shared__ unsigned l_cnt[RS_GROUP];
-    __shared__ unsigned l_n;
+    __shared__ rs_u64 l_j[2 * RS_SS_WB], l_base[2 * RS_SS_WB], l_c[2 * RS_SS_WB];
+    __shared__ unsigned l_cnt[2 * RS_SS_WB], l_n;
     __shared__ T l_p;
     const unsigned t = threadIdx.x;
     if (flags[0]) return;
-    rs_ss_live(offsets, kind, runs, &S, &slots); /* uniform: the blocks past K(R) do nothing */
-    const rs_u64 batches = (slots + RS_GROUP - 1) / RS_GROUP;
+    const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    const rs_u64 batches = (wins + RS_SS_WB - 1) / RS_SS_WB;
     for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
         if (t == 0) l_n = 0;
         __syncthreads();
-        const rs_u64 j = b * RS_GROUP + t;
-        rs_u64 pl, c, base, cnt, nch;
-        if (j < slots && rs_ss_slot(offsets, kind, S, j, &pl, &c, &base, &cnt, &nch)) {
-            if (cnt <= RS_SS_SHORT && nch == 1) {
-                T acc = Op::identity();
-                for (unsigned i = 0; i < (unsigned)cnt; i++) {
-                    const T x = rs_load<T>(in, base + i);
-                    const T prev = acc;
-                    acc = i == 0 ? x : Op::combine(acc, x);
-                    rs_put(out, base + i,
-                           rs_out<Op>(Op::combine(init, exclusive ? (i == 0 ? Op::identity() : prev) : acc)));
-                }
-            } else {
-                const unsigned at = atomicAdd(&l_n, 1u);
-                l_j[at] = pl;
-                l_base[at] = base;
-                l_c[at] = c;
-                l_cnt[at] = (unsigned)cnt;
-            }
-        }
+        rs_ss_list(offsets, kind, S, wins, b, t, 1, &l_n, l_j, l_base, l_c, l_cnt);
         __syncthreads();
         const unsigned count = l_n;
         for (unsigned q = 0; q < count; q++) {
@@ -180,9 +284,9 @@ __global__ void __launch_bounds__(RS_GROUP)
             if (t == 0) {
                 const unsigned p = (unsigned)(cq % RS_SS_CHAIN);
                 const T a = cq >= RS_SS_CHAIN ? acar[jq - p] : init;
-                T w = Op::identity();
-                for (unsigned i = 0; i < p; i++) w = i == 0 ? tot[jq - p] : Op::combine(w, tot[jq - p + i]);
-                l_p = p ? Op::combine(a, w) : a;
+                T v = Op::identity();
+                for (unsigned i = 0; i < p; i++) v = i == 0 ? tot[jq - p] : Op::combine(v, tot[jq - p + i]);
+                l_p = p ? Op::combine(a, v) : a;
             }
             rs_block_scan_coarse<Op, false>(s, aux); /* begins and ends with a barrier */
             rs_scan_store<T, Op>(out, s, bq, endq, RS_SS_TILE, exclusive, l_p, 1);
@@ -195,8 +299,9 @@ __global__ void __launch_bounds__(RS_GROUP)
 extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, const void *init,
                                       const void *in, void *out, int kind, const void *offsets,
                                       unsigned long long num_segments, const unsigned *flags, void *tot, void *gsum,
-                                      void *acar, unsigned long long slots, const void *runs, unsigned grid_slots,
-                                      unsigned grid_segments, cudaStream_t stream)
+                                      void *acar, unsigned long long windows, const void *runs,
+                                      unsigned grid_segments, unsigned grid_batches, unsigned grid_windows,
+                                      cudaStream_t stream)
 {
     return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
         typedef typename decltype(xt)::type X;
@@ -207,19 +312,22 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
         const rs_u64 *R = static_cast<const rs_u64 *>(runs);
         T init_v;
         memcpy(&init_v, init, sizeof init_v);
-        seg_scan_totals<typename Sr::type, T, Op><<<grid_slots, RS_GROUP, 0, stream>>>(
-            Sr::make(in, in_dtype), offsets, kind, num_segments, flags, (T *)tot, slots, R);
+        seg_scan_short<typename Sr::type, typename D::type, T, Op><<<grid_segments, RS_GROUP, 0, stream>>>(
+            Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, init_v, exclusive, R);
         cudaError_t err = rs_launched();
         if (err != cudaSuccess) return err;
-        seg_scan_groups<T, Op><<<grid_slots, RS_GROUP, 0, stream>>>((const T *)tot, offsets, kind, num_segments, flags,
-                                                                    (T *)gsum, slots, R);
+        seg_scan_totals<typename Sr::type, T, Op><<<grid_batches, RS_GROUP, 0, stream>>>(
+            Sr::make(in, in_dtype), offsets, kind, num_segments, flags, (T *)tot, windows, R);
         if ((err = rs_launched()) != cudaSuccess) return err;
-        seg_scan_chain<T, Op><<<grid_segments, RS_GROUP, 0, stream>>>((const T *)gsum, offsets, kind, num_segments,
-                                                                      flags, init_v, (T *)acar, R);
+        seg_scan_groups<T, Op><<<grid_windows, RS_GROUP, 0, stream>>>((const T *)tot, offsets, kind, num_segments,
+                                                                     flags, (T *)gsum, windows, R);
         if ((err = rs_launched()) != cudaSuccess) return err;
-        seg_scan_out<typename Sr::type, typename D::type, T, Op><<<grid_slots, RS_GROUP, 0, stream>>>(
+        seg_scan_chain<T, Op><<<grid_windows, RS_GROUP, 0, stream>>>((const T *)gsum, offsets, kind, num_segments,
+                                                                     flags, init_v, (T *)acar, windows, R);
+        if ((err = rs_launched()) != cudaSuccess) return err;
+        seg_scan_out<typename Sr::type, typename D::type, T, Op><<<grid_batches, RS_GROUP, 0, stream>>>(
             Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, (const T *)tot,
-            (const T *)acar, init_v, exclusive, slots, R);
+            (const T *)acar, init_v, exclusive, windows, R);
         return rs_launched();
     });
 }

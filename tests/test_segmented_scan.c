@@ -11,7 +11,8 @@
  *                    (empty, 1 .. 9, the chunk edges 2047 / 2048 / 2049, group edges 32 x 2048 +- 1, random); the
  *                    widenings on a rotating subset (all at level 2)
  *   layouts          one huge segment (several groups of 32 chunks: the chain), many empty, many one-element,
- *                    power-law and uniform lengths, each with every offsets dtype
+ *                    power-law and uniform lengths, short (every length 0 .. 40 many times and the edges of
+ *                    the work division's classes: 8 / 9, rows of 256, 2048 / 2049), each with every offsets dtype
  *   positions        one segment's content at several offsets among other segments: the same bits
  *   in place, async  in == out; the _async form with redscan_synchronize
  *   errors           host checks (status, message, nothing written) and the device checks (decreasing, negative,
@@ -43,10 +44,10 @@ static const redscan_dtype OFF_DTYPES[] = {REDSCAN_INT32, REDSCAN_UINT32, REDSCA
 
 static int usable(redscan_dtype dt) { return dt != REDSCAN_FLOAT64 || g_have_fp64; }
 
-typedef enum { LAY_MIXED = 0, LAY_HUGE, LAY_EMPTY, LAY_ONES, LAY_POWER, LAY_UNIFORM, LAY_COUNT } layout;
+typedef enum { LAY_MIXED = 0, LAY_HUGE, LAY_EMPTY, LAY_ONES, LAY_POWER, LAY_UNIFORM, LAY_SHORT, LAY_COUNT } layout;
 static const char *lay_name(layout l)
 {
-    static const char *names[] = {"mixed", "huge", "many-empty", "many-ones", "power-law", "uniform"};
+    static const char *names[] = {"mixed", "huge", "many-empty", "many-ones", "power-law", "uniform", "short"};
     return names[l];
 }
 
@@ -79,6 +80,17 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
     case LAY_UNIFORM:
         while (S < cap / 64) len[S++] = (size_t)h_rng_below(r, 2 * 2048 + 2);
         break;
+    case LAY_SHORT: {
+        /* the work division's classes (docs/ALGORITHMS.md, "Segmented scans"): one work-item up to 8 elements, a
+         * team of 32 up to 2048 (rows of 256), the chunk path beyond; every length 0 .. 40 many times (4 of 5
+         * segments) and the classes' edges, in random order */
+        static const size_t edge[] = {8, 9, 31, 32, 33, 255, 256, 257, 263, 264, 265, 511, 512, 513,
+                                      1792, 1800, 2040, 2041, 2047, 2048, 2049, 2055, 4095, 4096, 4097};
+        const size_t E = sizeof edge / sizeof edge[0];
+        while (S < cap / 10)
+            len[S++] = h_rng_below(r, 5) ? (size_t)h_rng_below(r, 41) : edge[h_rng_below(r, E)];
+        break;
+    }
     default: break;
     }
     return S;
@@ -133,7 +145,8 @@ static void scan_case(redscan_op op, redscan_dtype dt, redscan_dtype odt, layout
     const size_t es = ref_size(dt), os = ref_size(odt);
     unsigned char *x = (unsigned char *)h_malloc(total * es);
     h_fill(dt, x, lead, h_poison(op, dt));
-    const h_gen gen = (h_gen)(h_rng_below(&r, (uint64_t)h_gen_count(dt)));
+    h_gen gen = (h_gen)(h_rng_below(&r, (uint64_t)h_gen_count(dt)));
+    if (lay == LAY_SHORT) gen = GEN_PLAIN; /* order-sensitive values (float sums round), no NaN to hide them */
     h_generate(&r, dt, op, gen, x + lead * es, n - lead);
     h_fill(dt, x + n * es, tail, h_poison(op, dt));
     unsigned char initv[8] = {0};
