@@ -315,7 +315,12 @@ template <typename U> __device__ __forceinline__ U rs_byk_scan(U x, U *w, U *tot
     return ex;
 }
 
-__global__ void __launch_bounds__(RS_GROUP) byk_count(const void *keys, int kkind, rs_u64 n, rs_u64 *cnt)
+/* byk_count and byk_scatter: every block holds an equal share, so all G blocks must be resident at once, else the
+ * last ones run as a second wave of full shares: at most 32 registers (8 x 256 threads in 64K: the 8 per SM of
+ * rs_cuda_grid_for on an SM of 2048 threads), and rs_cu_byk_offsets caps G by the occupancy on smaller SMs. */
+#define RS_BYK_BOUNDS __launch_bounds__(RS_GROUP, 8)
+
+__global__ void RS_BYK_BOUNDS byk_count(const void *keys, int kkind, rs_u64 n, rs_u64 *cnt)
 {
     __shared__ rs_u64 w[RS_GROUP / 32];
     const bool vec = rs_byk_vec(keys);
@@ -347,7 +352,7 @@ __global__ void __launch_bounds__(RS_GROUP)
     }
 }
 
-__global__ void __launch_bounds__(RS_GROUP)
+__global__ void RS_BYK_BOUNDS
     byk_scatter(const void *keys, int kkind, rs_u64 n, const rs_u64 *pre, rs_u64 *offsets)
 {
     __shared__ unsigned w[2][RS_GROUP / 32];
@@ -367,13 +372,29 @@ __global__ void __launch_bounds__(RS_GROUP)
     }
 }
 
-/* byk_count and byk_scatter with the same G = min(grid_blocks, nb) blocks (cnt and pre hold nb >= G values);
- * byk_prefix over those G counts. */
+/* The blocks of byk_count and byk_scatter: grid_blocks, at most what the device holds resident at once (one wave:
+ * the shares are equal), at least 1. */
+static unsigned rs_byk_resident(unsigned grid_blocks)
+{
+    int dev = 0, sms = 0, a = 0, b = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&a, byk_count, RS_GROUP, 0) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, byk_scatter, RS_GROUP, 0) != cudaSuccess) {
+        (void)cudaGetLastError(); /* a query that failed leaves grid_blocks as it is; the launches report errors */
+        return grid_blocks > 0 ? grid_blocks : 1;
+    }
+    const unsigned cap = (unsigned)sms * (unsigned)(a < b ? a : b);
+    return cap > 0 && cap < grid_blocks ? cap : grid_blocks > 0 ? grid_blocks : 1;
+}
+
+/* byk_count and byk_scatter with the same G = min(rs_byk_resident(grid_blocks), nb) blocks (cnt and pre hold
+ * nb >= G values); byk_prefix over those G counts. */
 extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets,
                                          void *cnt, void *pre, void *runs, unsigned grid_blocks, cudaStream_t stream)
 {
     const rs_u64 nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
-    const unsigned G = nb < grid_blocks ? (unsigned)nb : grid_blocks > 0 ? grid_blocks : 1;
+    const unsigned res = rs_byk_resident(grid_blocks), G = nb < res ? (unsigned)nb : res;
     byk_count<<<G, RS_GROUP, 0, stream>>>(keys, kkind, n, (rs_u64 *)cnt);
     cudaError_t err = rs_launched();
     if (err != cudaSuccess) return err;
