@@ -138,7 +138,8 @@ cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, c
                            const void *runs, unsigned grid_segments, unsigned grid_batches, unsigned grid_windows,
                            cudaStream_t stream);
 /* Scan by key (segmented_scan.cu): byk_count, byk_prefix, byk_scatter make the runs' UINT64 offsets (R + 1 entries
- * of the n + 1 the buffer holds: offsets[R] = n), the run count R into *runs; cnt, pre: ceil(n / 2048) uint64 each. */
+ * of the n + 1 the buffer holds: offsets[R] = n), the run count R into *runs; cnt, pre: ceil(n / 2048) uint64 each
+ * (byk_count and byk_scatter run with min(grid_blocks, ceil(n / 2048)) blocks and use one entry per block). */
 cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets, void *cnt, void *pre,
                               void *runs, unsigned grid_blocks, cudaStream_t stream);
 /* Reduce by key (segmented_scan.cu): byk_gather, unique_keys[r] = keys[offsets[r]] for r < *runs (read on the

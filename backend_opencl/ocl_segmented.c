@@ -317,13 +317,16 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
 
 /* The runs' offsets (UINT64, R + 1 entries in a buffer of n + 1: offsets[R] = n) of n keys (kkind), built on the
  * device by byk_count, byk_prefix, byk_scatter from `program` (a segmented_scan program: the kernels do not depend
- * on its types): cnt and pre hold ceil(n / 2048) uint64 each, *runs receives the run count R. Nothing past
- * offsets[R] is written: the _async forms, which do not know R, have their kernels read it. */
+ * on its types): byk_count and byk_scatter run with the same G groups (each a contiguous share of the ceil(n / 2048)
+ * tiles), byk_prefix over their G counts; cnt and pre hold ceil(n / 2048) >= G uint64 each, *runs receives the run
+ * count R. Nothing past offsets[R] is written: the _async forms, which do not know R, have their kernels read it. */
 static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_uint kkind, cl_mem keys, cl_ulong N,
                                      cl_mem offsets, cl_mem cnt, cl_mem pre, cl_mem runs)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     const cl_ulong nb = rs_div_up(N, RS_SEG_SCAN_TILE);
+    const size_t groups = rs_ocl_groups_for(o, nb); /* <= nb: the kernels' shares and byk_prefix's count */
+    const cl_ulong G = groups;
     cl_kernel kc = NULL, kp = NULL, ks = NULL;
     redscan_status st = rs_ocl_kernel(ctx, program, "byk_count", &kc);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_prefix", &kp);
@@ -332,11 +335,11 @@ static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_ui
         const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof N, sizeof(cl_mem)};
         const void *values[] = {&keys, &kkind, &N, &cnt};
         st = rs_set_args(ctx, kc, "byk_count", 4, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kc, rs_ocl_groups_for(o, nb), "byk_count");
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kc, groups, "byk_count");
     }
     if (st == REDSCAN_OK) {
-        const size_t sizes[] = {sizeof(cl_mem), sizeof nb, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof N};
-        const void *values[] = {&cnt, &nb, &pre, &offsets, &runs, &N};
+        const size_t sizes[] = {sizeof(cl_mem), sizeof G, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof N};
+        const void *values[] = {&cnt, &G, &pre, &offsets, &runs, &N};
         st = rs_set_args(ctx, kp, "byk_prefix", 6, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kp, 1, "byk_prefix");
     }
@@ -344,7 +347,7 @@ static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_ui
         const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof N, sizeof(cl_mem), sizeof(cl_mem)};
         const void *values[] = {&keys, &kkind, &N, &pre, &offsets};
         st = rs_set_args(ctx, ks, "byk_scatter", 5, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, ks, rs_ocl_groups_for(o, nb), "byk_scatter");
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, ks, groups, "byk_scatter");
     }
     if (kc) clReleaseKernel(kc);
     if (kp) clReleaseKernel(kp);

@@ -336,10 +336,12 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
 
 /* ---------------------------------------------------------------- scan by key (docs/ALGORITHMS.md, "Scan by key")
  * Runs of equal adjacent keys become offsets on the device, then the kernels above run on them: a head is position
- * 0 or a key that differs from the one before; blocks of RS_SS_TILE positions.
- *   byk_count(keys, kkind, n, cnt)                    cnt[b] = the heads in block b
- *   byk_prefix(cnt, nb, pre, offsets, runs, n)        pre[b] = the heads before block b (one group); *runs = R,
- *                                                      offsets[R] = n
+ * 0 or a key that differs from the one before; tiles of RS_SS_TILE positions (8 per work-item), group g of the G
+ * launched taking a contiguous share of ceil or floor(nb / G) tiles (rs_byk_share), byk_count and byk_scatter with the
+ * same G: so the prefix pass is over G counts (a few thousand at most), not nb, and no kernel has a serial chain.
+ *   byk_count(keys, kkind, n, cnt)                    cnt[g] = the heads in group g's share
+ *   byk_prefix(cnt, G, pre, offsets, runs, n)         pre[g] = the heads before group g's share (one group);
+ *                                                      *runs = R, offsets[R] = n
  *   byk_scatter(keys, kkind, n, pre, offsets)         offsets[r] = the position of head r
  *   byk_gather(keys, kkind, offsets, runs, ukeys)     ukeys[r] = keys[offsets[r]] for r < R (reduce by key's unique
  *                                                      keys)
@@ -355,93 +357,141 @@ inline ulong rs_key(global const void *k, uint kkind, ulong i)
     return ((global const ulong *)k)[i];
 }
 
-inline uint rs_heads8(global const void *keys, uint kkind, ulong n, ulong first, uint *mask)
+/* The head mask of positions first .. first + 7 (bit k: first + k is a head). A work-item's 8 keys are read as one
+ * vector of their width (vload8: the scalar's alignment only), the key before them as one scalar (mostly a cache
+ * hit: the previous work-item's line); only a tile's last work-items past n take the bounded scalar path. */
+#define RS_BYK_UNPACK8(v, k)                                                                                          \
+    do {                                                                                                             \
+        k[0] = v.s0; k[1] = v.s1; k[2] = v.s2; k[3] = v.s3; k[4] = v.s4; k[5] = v.s5; k[6] = v.s6; k[7] = v.s7;     \
+    } while (0)
+
+inline uint rs_byk_heads(global const void *keys, uint kkind, ulong n, ulong first)
 {
-    uint c = 0, m = 0;
-    for (uint k = 0; k < RS_COARSE_ITEMS; k++) {
-        const ulong i = first + k;
-        if (i < n && (i == 0 || rs_key(keys, kkind, i) != rs_key(keys, kkind, i - 1))) {
-            c++;
-            m |= 1u << k;
+    uint m = 0;
+    if (first + RS_COARSE_ITEMS > n) {
+        for (uint k = 0; k < RS_COARSE_ITEMS; k++) {
+            const ulong i = first + k;
+            if (i < n && (i == 0 || rs_key(keys, kkind, i) != rs_key(keys, kkind, i - 1))) m |= 1u << k;
         }
+        return m;
     }
-    *mask = m;
-    return c;
+    ulong k[RS_COARSE_ITEMS];
+    if (kkind == RS_INT8 || kkind == RS_UINT8) {
+        const uchar8 v = vload8(0, (global const uchar *)keys + first);
+        RS_BYK_UNPACK8(v, k);
+    } else if (kkind == RS_INT16 || kkind == RS_UINT16) {
+        const ushort8 v = vload8(0, (global const ushort *)keys + first);
+        RS_BYK_UNPACK8(v, k);
+    } else if (kkind == RS_INT32 || kkind == RS_UINT32) {
+        const uint8 v = vload8(0, (global const uint *)keys + first);
+        RS_BYK_UNPACK8(v, k);
+    } else {
+        const ulong8 v = vload8(0, (global const ulong *)keys + first);
+        RS_BYK_UNPACK8(v, k);
+    }
+    m = first == 0 || k[0] != rs_key(keys, kkind, first - 1) ? 1u : 0u;
+    for (uint j = 1; j < RS_COARSE_ITEMS; j++) m |= k[j] != k[j - 1] ? 1u << j : 0u;
+    return m;
 }
 
+/* This group's share of the nb tiles: [*b0, *b1), contiguous, the first nb % G groups one tile more (byk_count and
+ * byk_scatter split the same way, so cnt[g] and pre[g] are the heads of the same tiles). */
+inline void rs_byk_share(ulong nb, ulong *b0, ulong *b1)
+{
+    const ulong G = get_num_groups(0), g = get_group_id(0), q = nb / G, r = nb % G;
+    *b0 = g * q + (g < r ? g : r);
+    *b1 = *b0 + q + (g < r ? 1 : 0);
+}
+
+/* Exclusive scan of one value per work-item (the group's 256 in work-item order) and its total, with two barriers:
+ * 16 work-items each sum a row of 16 values, then every work-item adds the rows before its own and its row's values
+ * before it (independent local loads, no serial chain). `l` and `rows` must not be rewritten until every work-item
+ * has returned: the callers alternate two copies. */
+#define RS_BYK_ROW 16
+#define RS_BYK_SCAN(NAME, U)                                                                                          \
+    inline U NAME(U x, local U *l, local U *rows, U *total)                                                          \
+    {                                                                                                                \
+        const uint t = (uint)get_local_id(0), q = t / RS_BYK_ROW, p = t % RS_BYK_ROW;                               \
+        l[t] = x;                                                                                                    \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                                \
+        if (t < RS_GROUP / RS_BYK_ROW) {                                                                             \
+            U s = 0;                                                                                                 \
+            for (uint j = 0; j < RS_BYK_ROW; j++) s += l[t * RS_BYK_ROW + j];                                       \
+            rows[t] = s;                                                                                             \
+        }                                                                                                            \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                                \
+        U ex = 0, tot = 0;                                                                                           \
+        for (uint j = 0; j < RS_GROUP / RS_BYK_ROW; j++) {                                                           \
+            const U v = rows[j];                                                                                     \
+            ex += j < q ? v : 0;                                                                                     \
+            tot += v;                                                                                                \
+        }                                                                                                            \
+        for (uint j = 0; j < RS_BYK_ROW; j++) ex += j < p ? l[q * RS_BYK_ROW + j] : 0;                             \
+        *total = tot;                                                                                                \
+        return ex;                                                                                                   \
+    }
+RS_BYK_SCAN(rs_byk_scan_u32, uint)
+RS_BYK_SCAN(rs_byk_scan_u64, ulong)
+
+/* A group per share of tiles: each work-item counts its heads over the share's tiles in a register, one group sum
+ * at the end (no barrier per tile). */
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_count(global const void *keys, uint kkind,
                                                                              ulong n, global ulong *cnt)
 {
-    local uint l_c;
+    local ulong l_s[RS_GROUP], l_rows[RS_GROUP / RS_BYK_ROW];
     const uint t = (uint)get_local_id(0);
-    const ulong nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
-    for (ulong b = get_group_id(0); b < nb; b += get_num_groups(0)) {
-        if (t == 0) l_c = 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        uint m;
-        const uint c = rs_heads8(keys, kkind, n, b * RS_SS_TILE + t * RS_COARSE_ITEMS, &m);
-        if (c) atomic_add(&l_c, c);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (t == 0) cnt[b] = l_c;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    ulong b0, b1, c = 0, tot;
+    rs_byk_share((n + RS_SS_TILE - 1) / RS_SS_TILE, &b0, &b1);
+    for (ulong b = b0; b < b1; b++)
+        c += popcount(rs_byk_heads(keys, kkind, n, b * RS_SS_TILE + t * RS_COARSE_ITEMS));
+    rs_byk_scan_u64(c, l_s, l_rows, &tot);
+    if (t == 0) cnt[get_group_id(0)] = tot;
 }
 
-kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_prefix(global const ulong *cnt, ulong nb,
+/* ng = the groups byk_count and byk_scatter run with (at most a few thousand: a fraction of a pass). Each work-item
+ * sums a contiguous run of ceil(ng / 256) counts, one group scan of the 256 sums, then each writes its run's
+ * prefixes. */
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_prefix(global const ulong *cnt, ulong ng,
                                                                               global ulong *pre,
                                                                               global ulong *offsets,
                                                                               global ulong *runs, ulong n)
 {
-    local ulong l_s[RS_GROUP];
+    local ulong l_s[RS_GROUP], l_rows[RS_GROUP / RS_BYK_ROW];
     const uint t = (uint)get_local_id(0);
-    const ulong per = (nb + RS_GROUP - 1) / RS_GROUP, lo = t * per, hi = lo + per < nb ? lo + per : nb;
-    ulong sum = 0;
+    const ulong per = (ng + RS_GROUP - 1) / RS_GROUP, lo = t * per, hi = lo + per < ng ? lo + per : ng;
+    ulong sum = 0, R;
     for (ulong b = lo; b < hi; b++) sum += cnt[b];
-    l_s[t] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (t == 0) {
-        ulong acc = 0;
-        for (uint i = 0; i < RS_GROUP; i++) {
-            const ulong v = l_s[i];
-            l_s[i] = acc;
-            acc += v;
-        }
-        *runs = acc;
-        offsets[acc] = n;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    ulong acc = l_s[t];
+    ulong acc = rs_byk_scan_u64(sum, l_s, l_rows, &R);
     for (ulong b = lo; b < hi; b++) {
         pre[b] = acc;
         acc += cnt[b];
     }
+    if (t == 0) {
+        *runs = R;
+        offsets[R] = n;
+    }
 }
 
+/* The same shares as byk_count: the group's first run index pre[g], then tile by tile the in-tile ranks (one group
+ * scan of the 256 head counts) and the running index. */
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_scatter(global const void *keys, uint kkind,
                                                                                ulong n, global const ulong *pre,
                                                                                global ulong *offsets)
 {
-    local uint l_c[RS_GROUP];
+    local uint l_c[2][RS_GROUP], l_rows[2][RS_GROUP / RS_BYK_ROW];
     const uint t = (uint)get_local_id(0);
-    const ulong nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
-    for (ulong b = get_group_id(0); b < nb; b += get_num_groups(0)) {
+    ulong b0, b1;
+    rs_byk_share((n + RS_SS_TILE - 1) / RS_SS_TILE, &b0, &b1);
+    ulong base = pre[get_group_id(0)];
+    uint par = 0;
+    for (ulong b = b0; b < b1; b++, par ^= 1) {
         const ulong first = b * RS_SS_TILE + t * RS_COARSE_ITEMS;
-        uint m;
-        l_c[t] = rs_heads8(keys, kkind, n, first, &m);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (t == 0) {
-            uint acc = 0;
-            for (uint i = 0; i < RS_GROUP; i++) {
-                const uint v = l_c[i];
-                l_c[i] = acc;
-                acc += v;
-            }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        ulong r = pre[b] + l_c[t];
+        const uint m = rs_byk_heads(keys, kkind, n, first);
+        uint tot;
+        ulong r = base + rs_byk_scan_u32(popcount(m), l_c[par], l_rows[par], &tot);
         for (uint k = 0; k < RS_COARSE_ITEMS; k++)
             if (m & (1u << k)) offsets[r++] = first + k;
-        barrier(CLK_LOCAL_MEM_FENCE); /* l_c is rewritten */
+        base += tot;
     }
 }
 

@@ -6,6 +6,7 @@
  * Template instances stay lean: the kernels that read the input or write the output are dispatched with
  * rs_dispatch_scan (one instance per compute type T and op, a narrow input / output as a kernel argument), the two
  * that see T values only with rs_dispatch on T. */
+#include <stdint.h>
 #include <string.h>
 
 #include "common.cuh"
@@ -342,103 +343,173 @@ __device__ __forceinline__ rs_u64 rs_key(const void *k, int kkind, rs_u64 i)
     return static_cast<const rs_u64 *>(k)[i];
 }
 
-__device__ __forceinline__ unsigned rs_heads8(const void *keys, int kkind, rs_u64 n, rs_u64 first, unsigned *mask)
+/* rs_byk_heads of segmented_scan.cl: the head mask of positions first .. first + 7. A work-item's 8 keys are read
+ * as 8 to 64 bytes of 16-byte (8-byte for 1-byte keys) vector loads when `vec` (the keys' base is 16-byte aligned:
+ * first is a multiple of 8), the key before them as one scalar (mostly an L1 hit: the previous thread's line); a
+ * tile's last threads past n, or unaligned keys, take the bounded scalar path. */
+__device__ __forceinline__ unsigned rs_byk_heads(const void *keys, int kkind, rs_u64 n, rs_u64 first, bool vec)
 {
-    unsigned c = 0, m = 0;
-    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-        const rs_u64 i = first + k;
-        if (i < n && (i == 0 || rs_key(keys, kkind, i) != rs_key(keys, kkind, i - 1))) {
-            c++;
-            m |= 1u << k;
+    unsigned m = 0;
+    if (!vec || first + RS_COARSE_ITEMS > n) {
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+            const rs_u64 i = first + k;
+            if (i < n && (i == 0 || rs_key(keys, kkind, i) != rs_key(keys, kkind, i - 1))) m |= 1u << k;
+        }
+        return m;
+    }
+    rs_u64 k[RS_COARSE_ITEMS];
+    if (kkind == RS_INT8 || kkind == RS_UINT8) {
+        const uint2 v = *reinterpret_cast<const uint2 *>(static_cast<const unsigned char *>(keys) + first);
+        for (unsigned j = 0; j < 4; j++) {
+            k[j] = (v.x >> (8 * j)) & 0xffu;
+            k[j + 4] = (v.y >> (8 * j)) & 0xffu;
+        }
+    } else if (kkind == RS_INT16 || kkind == RS_UINT16) {
+        const uint4 v = *reinterpret_cast<const uint4 *>(static_cast<const unsigned short *>(keys) + first);
+        const unsigned w[4] = {v.x, v.y, v.z, v.w};
+        for (unsigned j = 0; j < 4; j++) {
+            k[2 * j] = w[j] & 0xffffu;
+            k[2 * j + 1] = w[j] >> 16;
+        }
+    } else if (kkind == RS_INT32 || kkind == RS_UINT32) {
+        const uint4 *p = reinterpret_cast<const uint4 *>(static_cast<const unsigned *>(keys) + first);
+        const uint4 a = p[0], b = p[1];
+        k[0] = a.x, k[1] = a.y, k[2] = a.z, k[3] = a.w, k[4] = b.x, k[5] = b.y, k[6] = b.z, k[7] = b.w;
+    } else {
+        const ulonglong2 *p = reinterpret_cast<const ulonglong2 *>(static_cast<const rs_u64 *>(keys) + first);
+        for (unsigned j = 0; j < 4; j++) {
+            const ulonglong2 v = p[j];
+            k[2 * j] = v.x;
+            k[2 * j + 1] = v.y;
         }
     }
-    *mask = m;
-    return c;
+    m = first == 0 || k[0] != rs_key(keys, kkind, first - 1) ? 1u : 0u;
+    for (unsigned j = 1; j < RS_COARSE_ITEMS; j++) m |= k[j] != k[j - 1] ? 1u << j : 0u;
+    return m;
 }
 
-__global__ void __launch_bounds__(RS_GROUP) byk_count(const void *keys, int kkind, rs_u64 n, rs_u64 *cnt)
+__device__ __forceinline__ bool rs_byk_vec(const void *keys) { return (uintptr_t)keys % 16 == 0; }
+
+/* rs_byk_share of segmented_scan.cl: this block's contiguous share [*b0, *b1) of the nb tiles, the same in byk_count
+ * and byk_scatter. */
+__device__ __forceinline__ void rs_byk_share(rs_u64 nb, rs_u64 *b0, rs_u64 *b1)
 {
-    __shared__ unsigned l_c;
-    const unsigned t = threadIdx.x;
-    const rs_u64 nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
-    for (rs_u64 b = blockIdx.x; b < nb; b += gridDim.x) {
-        if (t == 0) l_c = 0;
-        __syncthreads();
-        unsigned m;
-        const unsigned c = rs_heads8(keys, kkind, n, b * RS_SS_TILE + t * RS_COARSE_ITEMS, &m);
-        if (c) atomicAdd(&l_c, c);
-        __syncthreads();
-        if (t == 0) cnt[b] = l_c;
-        __syncthreads();
-    }
+    const rs_u64 G = gridDim.x, g = blockIdx.x, q = nb / G, r = nb % G;
+    *b0 = g * q + (g < r ? g : r);
+    *b1 = *b0 + q + (g < r ? 1 : 0);
 }
 
+/* The block's exclusive scan of one value per thread and its total (the same ranks as segmented_scan.cl's
+ * rs_byk_scan_*): a warp scan by shuffles, one barrier, then every thread adds the totals of the warps before its
+ * own. `w` (RS_GROUP / 32 values) must not be rewritten until every thread has returned: the callers alternate two
+ * copies. Every thread of the block calls it. */
+template <typename U> __device__ __forceinline__ U rs_byk_scan(U x, U *w, U *total)
+{
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    U inc = x;
+    for (unsigned d = 1; d < 32; d <<= 1) {
+        const U y = __shfl_up_sync(0xffffffffu, inc, d);
+        if (lane >= d) inc += y;
+    }
+    if (lane == 31) w[warp] = inc;
+    __syncthreads();
+    U ex = inc - x, tot = 0;
+    for (unsigned j = 0; j < RS_GROUP / 32; j++) {
+        const U v = w[j];
+        ex += j < warp ? v : 0;
+        tot += v;
+    }
+    *total = tot;
+    return ex;
+}
+
+/* byk_count and byk_scatter: every block holds an equal share, so all G blocks must be resident at once, else the
+ * last ones run as a second wave of full shares: at most 32 registers (8 x 256 threads in 64K: the 8 per SM of
+ * rs_cuda_grid_for on an SM of 2048 threads), and rs_cu_byk_offsets caps G by the occupancy on smaller SMs. */
+#define RS_BYK_BOUNDS __launch_bounds__(RS_GROUP, 8)
+
+__global__ void RS_BYK_BOUNDS byk_count(const void *keys, int kkind, rs_u64 n, rs_u64 *cnt)
+{
+    __shared__ rs_u64 w[RS_GROUP / 32];
+    const bool vec = rs_byk_vec(keys);
+    rs_u64 b0, b1, c = 0, tot;
+    rs_byk_share((n + RS_SS_TILE - 1) / RS_SS_TILE, &b0, &b1);
+    for (rs_u64 b = b0; b < b1; b++)
+        c += __popc(rs_byk_heads(keys, kkind, n, b * RS_SS_TILE + threadIdx.x * RS_COARSE_ITEMS, vec));
+    rs_byk_scan<rs_u64>(c, w, &tot);
+    if (threadIdx.x == 0) cnt[blockIdx.x] = tot;
+}
+
+/* ng = the blocks byk_count and byk_scatter run with. */
 __global__ void __launch_bounds__(RS_GROUP)
-    byk_prefix(const rs_u64 *cnt, rs_u64 nb, rs_u64 *pre, rs_u64 *offsets, rs_u64 *runs, rs_u64 n)
+    byk_prefix(const rs_u64 *cnt, rs_u64 ng, rs_u64 *pre, rs_u64 *offsets, rs_u64 *runs, rs_u64 n)
 {
-    __shared__ rs_u64 l_s[RS_GROUP];
+    __shared__ rs_u64 w[RS_GROUP / 32];
     const unsigned t = threadIdx.x;
-    const rs_u64 per = (nb + RS_GROUP - 1) / RS_GROUP, lo = t * per, hi = lo + per < nb ? lo + per : nb;
-    rs_u64 sum = 0;
+    const rs_u64 per = (ng + RS_GROUP - 1) / RS_GROUP, lo = t * per, hi = lo + per < ng ? lo + per : ng;
+    rs_u64 sum = 0, R;
     for (rs_u64 b = lo; b < hi; b++) sum += cnt[b];
-    l_s[t] = sum;
-    __syncthreads();
-    if (t == 0) {
-        rs_u64 acc = 0;
-        for (unsigned i = 0; i < RS_GROUP; i++) {
-            const rs_u64 v = l_s[i];
-            l_s[i] = acc;
-            acc += v;
-        }
-        *runs = acc;
-        offsets[acc] = n;
-    }
-    __syncthreads();
-    rs_u64 acc = l_s[t];
+    rs_u64 acc = rs_byk_scan<rs_u64>(sum, w, &R);
     for (rs_u64 b = lo; b < hi; b++) {
         pre[b] = acc;
         acc += cnt[b];
     }
-}
-
-__global__ void __launch_bounds__(RS_GROUP)
-    byk_scatter(const void *keys, int kkind, rs_u64 n, const rs_u64 *pre, rs_u64 *offsets)
-{
-    __shared__ unsigned l_c[RS_GROUP];
-    const unsigned t = threadIdx.x;
-    const rs_u64 nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
-    for (rs_u64 b = blockIdx.x; b < nb; b += gridDim.x) {
-        const rs_u64 first = b * RS_SS_TILE + t * RS_COARSE_ITEMS;
-        unsigned m;
-        l_c[t] = rs_heads8(keys, kkind, n, first, &m);
-        __syncthreads();
-        if (t == 0) {
-            unsigned acc = 0;
-            for (unsigned i = 0; i < RS_GROUP; i++) {
-                const unsigned v = l_c[i];
-                l_c[i] = acc;
-                acc += v;
-            }
-        }
-        __syncthreads();
-        rs_u64 r = pre[b] + l_c[t];
-        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-            if (m & (1u << k)) offsets[r++] = first + k;
-        __syncthreads();
+    if (t == 0) {
+        *runs = R;
+        offsets[R] = n;
     }
 }
 
+__global__ void RS_BYK_BOUNDS
+    byk_scatter(const void *keys, int kkind, rs_u64 n, const rs_u64 *pre, rs_u64 *offsets)
+{
+    __shared__ unsigned w[2][RS_GROUP / 32];
+    const bool vec = rs_byk_vec(keys);
+    rs_u64 b0, b1;
+    rs_byk_share((n + RS_SS_TILE - 1) / RS_SS_TILE, &b0, &b1);
+    rs_u64 base = pre[blockIdx.x];
+    unsigned par = 0;
+    for (rs_u64 b = b0; b < b1; b++, par ^= 1) {
+        const rs_u64 first = b * RS_SS_TILE + threadIdx.x * RS_COARSE_ITEMS;
+        const unsigned m = rs_byk_heads(keys, kkind, n, first, vec);
+        unsigned tot;
+        rs_u64 r = base + rs_byk_scan<unsigned>(__popc(m), w[par], &tot);
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+            if (m & (1u << k)) offsets[r++] = first + k;
+        base += tot;
+    }
+}
+
+/* The blocks of byk_count and byk_scatter: grid_blocks, at most what the device holds resident at once (one wave:
+ * the shares are equal), at least 1. */
+static unsigned rs_byk_resident(unsigned grid_blocks)
+{
+    int dev = 0, sms = 0, a = 0, b = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&a, byk_count, RS_GROUP, 0) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, byk_scatter, RS_GROUP, 0) != cudaSuccess) {
+        (void)cudaGetLastError(); /* a query that failed leaves grid_blocks as it is; the launches report errors */
+        return grid_blocks > 0 ? grid_blocks : 1;
+    }
+    const unsigned cap = (unsigned)sms * (unsigned)(a < b ? a : b);
+    return cap > 0 && cap < grid_blocks ? cap : grid_blocks > 0 ? grid_blocks : 1;
+}
+
+/* byk_count and byk_scatter with the same G = min(rs_byk_resident(grid_blocks), nb) blocks (cnt and pre hold
+ * nb >= G values); byk_prefix over those G counts. */
 extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets,
                                          void *cnt, void *pre, void *runs, unsigned grid_blocks, cudaStream_t stream)
 {
     const rs_u64 nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
-    byk_count<<<grid_blocks, RS_GROUP, 0, stream>>>(keys, kkind, n, (rs_u64 *)cnt);
+    const unsigned res = rs_byk_resident(grid_blocks), G = nb < res ? (unsigned)nb : res;
+    byk_count<<<G, RS_GROUP, 0, stream>>>(keys, kkind, n, (rs_u64 *)cnt);
     cudaError_t err = rs_launched();
     if (err != cudaSuccess) return err;
-    byk_prefix<<<1, RS_GROUP, 0, stream>>>((const rs_u64 *)cnt, nb, (rs_u64 *)pre, (rs_u64 *)offsets, (rs_u64 *)runs,
+    byk_prefix<<<1, RS_GROUP, 0, stream>>>((const rs_u64 *)cnt, G, (rs_u64 *)pre, (rs_u64 *)offsets, (rs_u64 *)runs,
                                            n);
     if ((err = rs_launched()) != cudaSuccess) return err;
-    byk_scatter<<<grid_blocks, RS_GROUP, 0, stream>>>(keys, kkind, n, (const rs_u64 *)pre, (rs_u64 *)offsets);
+    byk_scatter<<<G, RS_GROUP, 0, stream>>>(keys, kkind, n, (const rs_u64 *)pre, (rs_u64 *)offsets);
     return rs_launched();
 }
 

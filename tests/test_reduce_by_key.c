@@ -10,7 +10,8 @@
  *
  *   key layouts   one run (all keys equal), all distinct (n runs of 1), random lengths with runs of 4095 / 4096 / 4097
  *                 and runs much longer than 4096 (two levels of partials; at level 2 a run of 2^24 + 5: three),
- *                 power-law lengths
+ *                 power-law lengths, and ~2.75M values in runs of up to 4000 (many tiles per group of the offsets'
+ *                 kernels; on a GPU more groups than byk_prefix has work-items)
  *   key values    steps that wrap in the key's width (equal keys come back, never adjacent), or runs whose keys
  *                 differ only in their top bits or their sign (a comparison of fewer bits would merge them)
  *   key types     int8, uint8, int16, uint16, int32, int64, uint64
@@ -30,10 +31,11 @@
 
 static int g_have_fp64 = 1;
 
-typedef enum { LAY_ONE = 0, LAY_DISTINCT, LAY_RANDOM, LAY_POWER, LAY_COUNT } layout;
+/* LAY_TILES (not among the LAY_COUNT that the loops rotate): one case of n >= big, many tiles of 2048 */
+typedef enum { LAY_ONE = 0, LAY_DISTINCT, LAY_RANDOM, LAY_POWER, LAY_COUNT, LAY_TILES = LAY_COUNT } layout;
 static const char *lay_name(layout l)
 {
-    static const char *names[] = {"one-run", "all-distinct", "random", "power-law"};
+    static const char *names[] = {"one-run", "all-distinct", "random", "power-law", "many-tiles"};
     return names[l];
 }
 
@@ -61,6 +63,10 @@ static size_t make_runs(layout lay, h_rng *r, size_t *len, size_t cap, size_t bi
             const double x = 1.0 / ((1.0 - u) * (1.0 - u));
             len[R++] = x > (double)big ? big : (size_t)x;
         }
+        break;
+    case LAY_TILES: /* up to big values (at most cap runs): 3 runs in 4 of 1 .. 4000, the others of 1 .. 3 */
+        for (size_t n = 0; n < big && R < cap; n += len[R++])
+            len[R] = h_rng_below(r, 4) ? 1 + (size_t)h_rng_below(r, 4000) : 1 + (size_t)h_rng_below(r, 3);
         break;
     default: break;
     }
@@ -430,6 +436,13 @@ int main(void)
                                          REDSCAN_INT32, REDSCAN_UINT32, REDSCAN_INT64, REDSCAN_UINT64};
     for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++) {
         const rbk_case c = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, KEYS[k], LAY_POWER, KEYS_HIGH, cap / 4, big, 0};
+        run_case(&c);
+    }
+    { /* about 2.75M values in ~1800 runs: ~1340 tiles of 2048, each group of byk_count / byk_scatter a share of
+       * many tiles with runs across tiles and shares; on a GPU (8 groups per compute unit: a thousand or more),
+       * more groups than byk_prefix's 256 work-items, so each scans a run of several counts */
+        const rbk_case c = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_INT32, LAY_TILES, KEYS_STEP, 4000,
+                            2750001, 0};
         run_case(&c);
     }
     if (L >= 2) { /* a run of 2^24 + 5 values: three levels of partials */
