@@ -262,9 +262,10 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
 }
 
 /* seg_medium: the queued segments (more than RS_SEG_SHORT, at most RS_SEG_TILE elements), a team each: the tile
- * expression over the segment (RS_SEG_TEAM_FOLD). Group g takes batches g, g + G, ... of 256 consecutive entries
- * (read coalesced into local memory), team w the 32 entries 32w .. 32w + 31 of the batch in turn. q_bound: the
- * queue's capacity (the count never exceeds it). */
+ * expression over the segment (RS_SEG_TEAM_FOLD). The queue is cut into tasks of c consecutive entries, c = m / (the
+ * grid's teams) within 1 .. 32 (enough tasks for every team, few dependent loads per entry); team w of group g takes
+ * tasks 8g + w, then 8 (g + G) + w, ...; its lanes read the task's entries into local memory. q_bound: the queue's
+ * capacity (the count never exceeds it). */
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_medium(
     global const IN_T *src, global const ulong *queue, ulong q_bound, global OUT_T *out, global const uint *flags)
 {
@@ -273,15 +274,17 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_medium(
     const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;
     if (flags[0]) return;
     const ulong qn = *(global const uint *)queue, m = qn < q_bound ? qn : q_bound;
-    const ulong batches = (m + RS_GROUP - 1) / RS_GROUP;
+    const ulong teams = (ulong)get_num_groups(0) * RS_SEG_ROWS, per = m / teams;
+    const uint c = per < 1 ? 1 : per > RS_SEG_LANES ? RS_SEG_LANES : (uint)per;
+    const ulong tasks = (m + c - 1) / c, batches = (tasks + RS_SEG_ROWS - 1) / RS_SEG_ROWS;
     for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
-        const ulong et = b * RS_GROUP + t;
-        l_seg[t] = et < m ? queue[1 + 2 * et] : 0;
-        l_base[t] = et < m ? queue[2 + 2 * et] : 0;
+        const ulong first = (b * RS_SEG_ROWS + w) * c, et = first + lane;
+        l_seg[t] = lane < c && et < m ? queue[1 + 2 * et] : 0;
+        l_base[t] = lane < c && et < m ? queue[2 + 2 * et] : 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint j = 0; j < RS_SEG_LANES; j++) {
+        for (uint j = 0; j < c; j++) { /* uniform: every team of the group does c rounds */
             const uint x = w * RS_SEG_LANES + j;
-            const ulong e = b * RS_GROUP + x, base = l_base[x];
+            const ulong e = first + j, base = l_base[x];
             const ulong cnt = e < m ? l_seg[x] >> RS_SEG_LEN_SHIFT : 0;
             T acc[RS_SEG_ROWS];
             RS_SEG_TEAM_FOLD(acc, cnt, RS_CVT_IN, RS_SEG_IDX_BASE)

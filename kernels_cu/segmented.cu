@@ -227,22 +227,25 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
     }
 }
 
-/* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment); block b takes batches
- * of 256 consecutive entries, warp w the 32 entries 32w .. 32w + 31 of the batch (read by its lanes, then passed
- * round by shuffles). */
+/* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment). The queue is cut into
+ * tasks of c consecutive entries, c = m / (the grid's warps) within 1 .. 32 (enough tasks for every warp, few
+ * dependent loads per entry); warp w of block b takes tasks 8b + w, then 8 (b + G) + w, ...; its lanes read the
+ * task's entries, passed round by shuffles. */
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
     seg_medium(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out, const unsigned *flags)
 {
     if (flags[0]) return;
     const rs_u64 qn = *(const unsigned *)queue, m = qn < q_bound ? qn : q_bound;
-    const unsigned t = threadIdx.x, lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;
-    const rs_u64 batches = (m + RS_GROUP - 1) / RS_GROUP;
-    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
-        const rs_u64 first = b * RS_GROUP + w * RS_SEG_LANES, et = first + lane;
-        if (first >= m) break; /* warp-uniform; later batches start later still */
-        const rs_u64 my_seg = et < m ? queue[1 + 2 * et] : 0, my_base = et < m ? queue[2 + 2 * et] : 0;
-        const unsigned count = m - first < RS_SEG_LANES ? (unsigned)(m - first) : RS_SEG_LANES;
+    const unsigned lane = threadIdx.x % RS_SEG_LANES;
+    const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS, per = m / warps;
+    const unsigned c = per < 1 ? 1 : per > RS_SEG_LANES ? RS_SEG_LANES : (unsigned)per;
+    const rs_u64 tasks = (m + c - 1) / c;
+    for (rs_u64 k = blockIdx.x * (rs_u64)RS_SEG_ROWS + threadIdx.x / RS_SEG_LANES; k < tasks; k += warps) {
+        const rs_u64 first = k * c, et = first + lane;
+        const rs_u64 my_seg = lane < c && et < m ? queue[1 + 2 * et] : 0;
+        const rs_u64 my_base = lane < c && et < m ? queue[2 + 2 * et] : 0;
+        const unsigned count = m - first < c ? (unsigned)(m - first) : c;
         for (unsigned j = 0; j < count; j++) {
             const rs_u64 sl = __shfl_sync(0xffffffffu, my_seg, j), base = __shfl_sync(0xffffffffu, my_base, j);
             const T v = rs_seg_team<T, Op>(src, sl >> RS_SEG_LEN_SHIFT, lane, [=](rs_u64 i) { return base + i; });
