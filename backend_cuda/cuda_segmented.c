@@ -76,7 +76,7 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, const rs_reduce_req
                                             (int)kind, offsets, S, plan->tiles, ws[0], ws[1],
                                             (unsigned long long *)ws[2], (unsigned long long *)ws[3], plan->queue,
                                             out, flags, (const unsigned long long *)runs,
-                                            rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), rs_cuda_grid_for(c, rs_div_up(plan->queue, RS_GROUP)),
+                                            rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), rs_seg_grid(c, plan->queue),
                                             rs_seg_grid(c, plan->tiles), c->stream),
                            "seg_reduce");
 }

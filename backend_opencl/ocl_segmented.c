@@ -123,7 +123,7 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program,
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof q_bound, sizeof(cl_mem), sizeof(cl_mem)};
         const void *values[] = {&in, &ws[3], &q_bound, &out, &flags};
         st = rs_set_args(ctx, k_medium, "seg_medium", 5, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_medium, rs_ocl_groups_for(o, rs_div_up(q_bound, RS_GROUP)), "seg_medium");
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_medium, rs_seg_groups(ctx, q_bound), "seg_medium");
     }
     if (st == REDSCAN_OK && plan->levels > 1) st = rs_ocl_kernel(ctx, program, name_in, &k_in);
     if (st == REDSCAN_OK && plan->levels > 1) st = rs_ocl_kernel(ctx, program, name_t, &k_t);
