@@ -5,21 +5,28 @@
  * tile expression (reduce_coarsened.cl), then the chunk values by the same expression, level after level, until
  * one is left - the passes of rs_ocl_reduce applied to the slice.
  *
- * Work decomposition, the same at every level l (level 0 reads the input, level l + 1 the partials of level l):
+ * Work decomposition (the reduction; argmin / argmax keep the slots below):
+ *   seg_short   a work-item per segment (offsets read coalesced): empty -> RS_SEG_EMPTY; up to RS_SEG_SHORT = 32
+ *               values -> its own fold (RS_SEG_SERIAL: the tile's work-items 0..7 hold four values each, the rest
+ *               the identity, and combining with the identity is exact); up to RS_SEG_TILE -> the queue
+ *   seg_medium  a team of 32 work-items per queued segment: the tile expression (RS_SEG_TEAM_FOLD)
+ *   seg_tiles   segments longer than a tile: a team per tile of the input at level 0 (found by rs_seg_find, two
+ *               33-ary searches of the offsets per tile), per tile again at levels >= 1 for the chunk values
+ * So a segment's cost is its own values (and a search per tile for a long one), whatever the other segments.
+ *
+ * Argmin / argmax, the same at every level l (level 0 reads the input, level l + 1 the partials of level l):
  *   P_0(s) = offsets[s], P_{l+1}(s) = s + P_l(s) / 4096    where segment s's level-l values start
  *   len_0(s) = offsets[s+1] - offsets[s], len_{l+1}(s) = ceil(len_l(s) / 4096)
  *   slots K_l(s) = P_{l+1}(s) .. K_l(s+1) - 1 belong to segment s at level l: slot K_l(s) + c is chunk c
  * K_l is strictly increasing in s and gives every segment at least ceil(len_l / 4096) slots (and at most one more),
  * so a slot maps to its segment by a binary search over offsets, with no scan and no host round trip, and a
- * chunk's partial is stored at its slot: where level l + 1 expects segment s's values. Every slot is one warp's
- * work (32 work-items, one chunk), so a launch is balanced whatever the lengths: a huge segment's chunks spread
- * over all groups, an empty or short segment costs one warp.
+ * chunk's pair is stored at its slot: where level l + 1 expects segment s's values. Every slot is one warp's
+ * work (32 work-items, one chunk).
  *
- * One warp (RS_SEG_LANES = 32 work-items of the group) computes the coarsened tile expression of one chunk: lane j
- * stands for the tile's work-items j + 32r (r = 0..7): it folds their 16 elements each (k outer, v inner, from the
- * identity, identity past the chunk's end), then levels s = 128, 64, 32 of the sequential-addressing tree combine
- * the lane's own rows (r with r + 4, r + 2, r + 1), and s = 16 .. 1 go through local memory: the same operands in
- * the same order as rs_tree_seq.
+ * The team's tile expression (both): lane j stands for the tile's work-items j + 32r (r = 0..7): it folds their 16
+ * elements each (k outer, v inner, from the identity, identity past the chunk's end), then levels s = 128, 64, 32 of
+ * the sequential-addressing tree combine the lane's own rows (r with r + 4, r + 2, r + 1), and s = 16 .. 1 go
+ * through local memory: the same operands in the same order as rs_tree_seq.
  *
  * Offsets are read as any of INT32 / UINT32 / INT64 / UINT64 (kind = the redscan_dtype, a kernel argument: one
  * program for all four). seg_check validates them on the device; the reductions do nothing when it found a fault,
@@ -28,9 +35,10 @@
  *                                                                since the last report, sticky[1]: their smallest
  *                                                                faulty index (saturated). Two buffers on OpenCL:
  *                                                                each host write covers a whole buffer (Oclgrind)
- *   seg_reduce_in / _t(src, offsets, kind, S, level, part, out, flags, slots, runs)   runs: NULL, or the device
- *                                                                word holding the real segment count R <= S
- *                                                                (reduce by key; rs_seg_live)
+ *   seg_short(src, offsets, kind, S, out, queue, flags, runs)   runs: NULL, or the device word holding the real
+ *                                                                segment count R <= S (reduce by key's _async form)
+ *   seg_medium(src, queue, q_bound, out, flags)
+ *   seg_tiles_in / _t(src, offsets, kind, S, level, tiles, dst, out, marks, flags, runs)
  *   seg_argext_in(src, offsets, kind, S, part_v, part_i, out_v, has_v, out_i, flags, slots)   (RS_SEG_ARGEXT)
  *   seg_argext_pairs(src_v, src_i, offsets, kind, S, level, part_v, part_i, out_v, has_v, out_i, flags, slots) */
 #define RS_SEG_TILE 4096 /* RS_COARSE_TILE of reduce_coarsened.cl */
@@ -84,21 +92,6 @@ kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, g
         atomic_or(&sticky[0], bad);
         atomic_min(&sticky[1], s < 0xffffffffu ? (uint)s : 0xffffffffu);
     }
-}
-
-/* The live bounds of a launch sized without knowing the segment count (reduce by key's _async form): *S and *slots
- * arrive as the host's bounds (n segments and the slots of n); runs, when not NULL, holds the real count R <= *S (the
- * run count byk_prefix wrote, with offsets[R] = n), and the bounds shrink to R segments and K_level(R) =
- * P_{level+1}(R) slots, the first slot no segment below R owns. One load of R and one of offsets[R]: the padded
- * slots then cost nothing, and the binary search covers [0, R] only. NULL: the host's count is the real one. */
-inline void rs_seg_live(global const void *offsets, uint kind, uint level, global const ulong *runs, ulong *S,
-                        ulong *slots)
-{
-    if (!runs) return;
-    const ulong R = *runs < *S ? *runs : *S;
-    const ulong k = rs_seg_start(R, rs_seg_off(offsets, kind, R), level + 1);
-    *S = R;
-    if (k < *slots) *slots = k;
 }
 
 /* The live segment count: the host's S, or the device word of reduce by key's _async form (R <= S). */

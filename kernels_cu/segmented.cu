@@ -1,12 +1,13 @@
 /* Segmented reduction and argmin / argmax (docs/ALGORITHMS.md, "Segments"). Twin: kernels_cl/segmented.cl, whose
  * header explains the work decomposition; the same constants, slots, chunks and order of combination here.
  *
- * One warp per slot (one chunk of RS_SEG_TILE from the segment's start): lane j stands for the coarsened tile's
- * threads j + 32r (r = 0..7), folds their 16 elements (k outer, v inner, from the identity, identity past the chunk),
- * then levels s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows (r with r + 4, r + 2, r + 1)
- * and s = 16 .. 1 go through warp shuffles: lane j < s combines its value with lane j + s's, exactly rs_tree_seq's
- * l[j] = l[j] (+) l[j+s] (the OpenCL twin does those five levels in local memory: same operands, same order).
- * Warps are independent here (no block barrier): a warp whose slot has no work skips to its next slot.
+ * The reduction: seg_short (a thread per segment: up to 32 values folded alone, up to a tile queued), seg_medium (a
+ * warp per queued segment), seg_tiles (a warp per input tile for the longer segments). argmin / argmax: one warp per
+ * slot (one chunk of RS_SEG_TILE from the segment's start). The warp's tile expression: lane j stands for the
+ * coarsened tile's threads j + 32r (r = 0..7), folds their 16 elements (k outer, v inner, from the identity,
+ * identity past the chunk), then levels s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows
+ * (r with r + 4, r + 2, r + 1) and s = 16 .. 1 go through warp shuffles: lane j < s combines its value with lane
+ * j + s's, exactly rs_tree_seq's l[j] = l[j] (+) l[j+s] (the OpenCL twin does those five levels in local memory).
  *
  * Template instances stay lean: the reduction is dispatched with rs_dispatch_scan (one instance per compute type T
  * and op, a narrow input / output as a kernel argument, rs_nsrc / rs_ndst), levels > 0 read T partials; argmin /
@@ -65,20 +66,6 @@ __global__ void seg_check(const void *offsets, int kind, rs_u64 S, rs_u64 n, uns
             atomicMin(&sticky[1], s < 0xffffffffull ? (unsigned)s : 0xffffffffu);
         }
     }
-}
-
-/* rs_seg_live of segmented.cl: with runs (reduce by key's _async form, the launch sized for the host's bounds S and
- * slots), the real count R = *runs <= S and K_level(R) = P_{level+1}(R), the first slot no segment below R owns, bound
- * the work: one load of R and one of offsets[R], then the padded slots cost nothing and the binary search covers
- * [0, R]. runs NULL: the host's S is the count. */
-__device__ __forceinline__ void rs_seg_live(const void *offsets, int kind, unsigned level, const rs_u64 *runs,
-                                            rs_u64 *S, rs_u64 *slots)
-{
-    if (!runs) return;
-    const rs_u64 R = *runs < *S ? *runs : *S;
-    const rs_u64 k = rs_seg_start(R, rs_seg_off(offsets, kind, R), level + 1);
-    *S = R;
-    if (k < *slots) *slots = k;
 }
 
 /* rs_seg_count of segmented.cl: the host's S, or the device word of reduce by key's _async form (R <= S). */

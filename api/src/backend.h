@@ -240,6 +240,8 @@ void rs_seg_plan_make(uint64_t in_n, uint64_t num_segments, rs_seg_plan *plan);
  * buffers: A (level-1 values, 2 x tiles of the compute type, tsize bytes each), B (levels >= 2, the same), the marks
  * (2 x tiles uint64) and the queue (a count, then plan->queue entries of two uint64: index | length << 48, offset). */
 void rs_seg_ws_bytes(const rs_seg_plan *plan, size_t tsize, size_t bytes[4]);
+/* REDSCAN_ERR_UNSUPPORTED when in_n elements are too many for the reduction's queue (33 x 2^32 or more). */
+redscan_status rs_seg_check_size(redscan_ctx *ctx, const char *fn, uint64_t in_n);
 /* REDSCAN_ERR_INVALID_ARGUMENT describing the fault bits and the smallest faulty index (0xffffffff: >= that). */
 redscan_status rs_seg_fault(redscan_ctx *ctx, unsigned bits, unsigned index);
 

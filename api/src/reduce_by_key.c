@@ -61,6 +61,7 @@ static redscan_status reduce_by_key(redscan_ctx *ctx, const char *fn, const reds
     /* keys or in shorter than n can only be seen here, from the buffers' sizes */
     RS_TRY(rs_check_buffer(ctx, fn, "keys", keys, n, redscan_dtype_size(key_dtype)));
     RS_TRY(rs_check_buffer(ctx, fn, "in", in, n, redscan_dtype_size(req.dtype)));
+    RS_TRY(rs_seg_check_size(ctx, fn, n));
     RS_TRY(check_out(ctx, fn, "unique_keys", unique_keys, n, redscan_dtype_size(key_dtype)));
     RS_TRY(check_out(ctx, fn, "aggregates", aggregates, n, redscan_dtype_size(req.out_dtype)));
     if (async)

@@ -8,6 +8,7 @@
  * sees; seg_check, one work-item per offset, before the reduction kernels, which write nothing when it found a
  * fault): offsets that decrease, negative offsets (signed types), offsets[num_segments] past the elements `in`
  * holds. Those are reported by the blocking call, or for an _async call by the next redscan_synchronize. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -118,6 +119,16 @@ void rs_seg_ws_bytes(const rs_seg_plan *plan, size_t tsize, size_t bytes[4])
     bytes[3] = (size_t)(1 + 2 * plan->queue) * sizeof(uint64_t);    /* the count, then two words per queued segment */
 }
 
+redscan_status rs_seg_check_size(redscan_ctx *ctx, const char *fn, uint64_t in_n)
+{
+    if (in_n / (RS_SEG_SHORT + 1) > UINT32_MAX) /* seg_short's queue counts its entries in 32 bits */
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                            "%s: argument 'in' holds %" PRIu64 " elements; a segmented reduction takes fewer than "
+                            "33 x 2^32",
+                            fn, in_n);
+    return REDSCAN_OK;
+}
+
 redscan_status rs_seg_fault(redscan_ctx *ctx, unsigned bits, unsigned index)
 {
     char at[64];
@@ -179,6 +190,7 @@ static redscan_status segmented_reduce(redscan_ctx *ctx, const char *fn, int asy
         rs_time_forget(ctx);
     RS_TRY(rs_check_seg_reduce_desc(ctx, fn, desc, &j.req));
     RS_TRY(check_segments(ctx, fn, j.req.dtype, in, offsets_dtype, offsets, num_segments));
+    RS_TRY(rs_seg_check_size(ctx, fn, in->bytes / redscan_dtype_size(j.req.dtype)));
     RS_TRY(check_output(ctx, fn, "out", out, num_segments, redscan_dtype_size(j.req.out_dtype), in, offsets));
     return run(ctx, async, &j, in, offsets_dtype, offsets, num_segments, out, NULL);
 }
