@@ -150,7 +150,8 @@ cudaError_t rs_cu_byk_gather(int kkind, const void *keys, const void *offsets, c
  * seg_tiles at levels 0 .. levels - 1; tiles = ceil(n / RS_SEG_TILE); ws_a, ws_b, marks, queue: the workspace of
  * rs_seg_ws_bytes (api/src/backend.h), q_bound the queue's capacity; runs: NULL (num_segments is the count) or the
  * device word of the real count R <= num_segments (reduce by key's _async form: the kernels stop at R). grid_short:
- * blocks for ceil(num_segments / 256) batches; grid_medium: for q_bound / 8 (a warp per entry, capped: seg_medium then gives each warp c entries); grid_tiles: for tiles / 8. */
+ * blocks for ceil(num_segments / 256) batches; grid_medium: for q_bound / 8 (a warp per entry, capped: seg_medium
+ * then gives each warp c entries); grid_tiles: for tiles / 8. */
 cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned levels, const void *src, int kind,
                              const void *offsets, unsigned long long num_segments, unsigned long long tiles,
                              void *ws_a, void *ws_b, unsigned long long *marks, unsigned long long *queue,

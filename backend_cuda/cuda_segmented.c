@@ -142,8 +142,8 @@ redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, i
 }
 
 /* Segmented scan (kernels_cu/segmented_scan.cu): the fault word zeroed, seg_check, then the five kernels of
- * rs_cu_seg_scan, as ocl_segmented.c launches them (rs_seg_scan_grids: the grids for S segments and n elements). Scratch: three arrays of rs_seg_scan_places(in_n) T values (a
- * chunk's values are stored at floor(its start / 2048): the arrays do not grow with the segment count). */
+ * rs_cu_seg_scan, as ocl_segmented.c launches them (rs_seg_scan_grids: the grids for S segments and n elements).
+ * Scratch: three arrays of rs_seg_scan_places(in_n) T values (a chunk's values are stored at floor(its start / 2048): the arrays do not grow with the segment count). */
 static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TILE + 1; }
 
 #define RS_SS_WB 8 /* windows per block batch of seg_scan_totals / seg_scan_out (segmented_scan.cu) */

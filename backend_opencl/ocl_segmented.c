@@ -132,7 +132,8 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program,
         const cl_mem src = level == 0 ? in : ws[level == 1 ? 0 : 1], dst = ws[level == 0 ? 0 : 1];
         const cl_uint lv = level;
         cl_kernel k = level == 0 ? k_in : k_t;
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,    sizeof S,       sizeof lv,     sizeof tiles,
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,    sizeof S,
+                                sizeof lv,      sizeof tiles,   sizeof(cl_mem), sizeof(cl_mem),
                                 sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
         const void *values[] = {&src, &offsets, &kind, &S, &lv, &tiles, &dst, &out, &ws[2], &flags, &runs};
         const char *name = level == 0 ? name_in : name_t;
@@ -443,7 +444,8 @@ redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, 
     if (st == REDSCAN_OK)
         st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[4], part[5], part[6], count);
     cl_ulong S = N;
-    if (st == REDSCAN_OK && wait_ok) st = rs_byk_read_runs(ctx, count, &S, "clEnqueueReadBuffer (reduce by key: run count)");
+    if (st == REDSCAN_OK && wait_ok)
+        st = rs_byk_read_runs(ctx, count, &S, "clEnqueueReadBuffer (reduce by key: run count)");
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, p_keys, "byk_gather", &kg);
     if (st == REDSCAN_OK) {
         const cl_mem kb = (cl_mem)keys, uk = (cl_mem)unique_keys;

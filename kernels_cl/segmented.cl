@@ -212,8 +212,8 @@ inline T rs_seg_team_tree(local T *l, uint t, uint lane, T v)
  * empty segment stores RS_SEG_EMPTY, one of up to RS_SEG_SHORT elements is reduced by its work-item alone
  * (RS_SEG_SERIAL), one of up to RS_SEG_TILE is appended to the queue for seg_medium (one global atomic per batch:
  * the batch's entries are counted in local memory first; an entry is two words, the segment index | its length <<
- * RS_SEG_LEN_SHIFT and its offset, so that seg_medium reads no offsets). Longer segments are seg_tiles' work. The queue's order
- * changes no bits: each segment's result depends on its own values only.
+ * RS_SEG_LEN_SHIFT and its offset, so that seg_medium reads no offsets). Longer segments are seg_tiles' work. The
+ * queue's order changes no bits: each segment's result depends on its own values only.
  * queue: a uint count at its start (zeroed by the host before the call), the entries from queue[1]. */
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
     global const IN_T *src, global const void *offsets, uint kind, ulong S_bound, global OUT_T *out,

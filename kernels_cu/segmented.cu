@@ -132,8 +132,8 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
             for (unsigned r = 0; r < RS_SEG_ROWS; r++)
 #pragma unroll
                 for (unsigned v = 0; v < RS_SEG_V; v++)
-                    acc[r] = Op::combine(
-                        acc[r], rs_load<T>(src, idx(k * RS_GROUP * RS_SEG_V + (lane + RS_SEG_LANES * r) * RS_SEG_V + v)));
+                    acc[r] = Op::combine(acc[r], rs_load<T>(src, idx(k * RS_GROUP * RS_SEG_V +
+                                                                    (lane + RS_SEG_LANES * r) * RS_SEG_V + v)));
     } else {
         for (unsigned k = 0; (rs_u64)k * RS_GROUP * RS_SEG_V < cnt; k++)
 #pragma unroll
