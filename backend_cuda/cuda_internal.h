@@ -149,6 +149,8 @@ size_t rs_cuda_select_reserve(rs_cuda *c, redscan_dtype dtype, uint64_t n, size_
 size_t rs_cuda_scan_reserve(redscan_dtype out_dtype, uint64_t n);
 /* ... and the segmented scan and scan by key writing out_dtype (cuda_segmented.c) */
 size_t rs_cuda_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n);
+/* The scratch bytes of the segmented reduction and reduce by key over n elements, results of out_dtype. */
+size_t rs_cuda_seg_reduce_reserve(redscan_dtype out_dtype, uint64_t n);
 /* The segmented calls' fault words, made if not made yet (cuda_segmented.c; reserve makes them too). */
 redscan_status rs_cuda_seg_words(redscan_ctx *ctx);
 size_t rs_cuda_split_total(size_t count, const size_t *bytes);

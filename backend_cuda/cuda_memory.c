@@ -208,10 +208,12 @@ redscan_status rs_cuda_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, 
     size_t scan = rs_cuda_scan_reserve(dtype, n);
     if (scan > need) need = scan;
     if ((scan = rs_cuda_seg_scan_reserve(dtype, n)) > need) need = scan;
+    if ((scan = rs_cuda_seg_reduce_reserve(dtype, n)) > need) need = scan;
     if (rs_widening_of(dtype)) {
         scan = rs_cuda_scan_reserve(rs_widening_of(dtype), n);
         if (scan > need) need = scan;
         if ((scan = rs_cuda_seg_scan_reserve(rs_widening_of(dtype), n)) > need) need = scan;
+        if ((scan = rs_cuda_seg_reduce_reserve(rs_widening_of(dtype), n)) > need) need = scan;
     }
     if (need == (size_t)-1)
         return rs_set_error(ctx, REDSCAN_ERR_OUT_OF_MEMORY, "workspace of more than %zu bytes", (size_t)-1);

@@ -244,6 +244,28 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
     return REDSCAN_OK;
 }
 
+/* The scratch parts of reduce by key over n keys: offsets, block counts, prefixes, run count, then the reduction's
+ * workspace (rs_seg_ws_bytes of n segments: the most the segmented reduction needs over n elements too). */
+static void rs_rbk_parts(uint64_t n, size_t tsize, size_t bytes[8])
+{
+    const uint64_t nb = rs_div_up(n, RS_SEG_SCAN_TILE);
+    rs_seg_plan plan;
+    rs_seg_plan_make(n, n, &plan);
+    bytes[0] = ((size_t)n + 1) * 8;
+    bytes[1] = bytes[2] = (size_t)nb * 8;
+    bytes[3] = 8;
+    rs_seg_ws_bytes(&plan, tsize, bytes + 4);
+}
+
+size_t rs_cuda_seg_reduce_reserve(redscan_dtype out_dtype, uint64_t n)
+{
+    size_t bytes[8];
+    rs_rbk_parts(n, redscan_dtype_size(rs_compute_dtype(out_dtype)), bytes);
+    const size_t rbk = rs_cuda_split_total(8, bytes);
+    const size_t seg = rs_cuda_split_total(4, bytes + 4); /* the segmented reduction alone: parts 0-3 */
+    return rbk > seg ? rbk : seg;
+}
+
 /* Reduce by key: the runs' offsets (rs_cu_byk_offsets) and the unique keys (rs_cu_byk_gather), then the segmented
  * reduction over the offsets, as rs_ocl_reduce_by_key. Scratch: offsets, block counts, prefixes, run count (the
  * blocking form's; the _async form's goes to `runs`), then the reduction's workspace, whose size depends on n only.
@@ -267,9 +289,8 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
     const uint64_t nb = rs_div_up((uint64_t)n, RS_SEG_SCAN_TILE);
     rs_seg_plan plan;
     rs_seg_plan_make(n, n, &plan);
-    /* offsets, counts, prefixes, run count, then the reduction's workspace (its size depends on n only) */
-    size_t bytes[8] = {((size_t)n + 1) * 8, (size_t)nb * 8, (size_t)nb * 8, 8, 0, 0, 0, 0};
-    rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes + 4);
+    size_t bytes[8];
+    rs_rbk_parts(n, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
     void *part[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     unsigned *flags = NULL;
     const unsigned grid_blocks = rs_cuda_grid_for(c, nb);

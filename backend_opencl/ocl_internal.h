@@ -183,6 +183,8 @@ void rs_ocl_select_reserve(const rs_ocl *o, redscan_dtype dtype, uint64_t n, siz
 void rs_ocl_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need);
 /* ... the segmented scan's and scan by key's slots writing out_dtype (ocl_segmented.c) */
 void rs_ocl_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need);
+/* The scratch slots of the segmented reduction and reduce by key over n elements, results of out_dtype. */
+void rs_ocl_seg_reduce_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need);
 /* The segmented calls' fault words, made if not made yet (ocl_segmented.c; reserve makes them too). */
 redscan_status rs_ocl_seg_words(redscan_ctx *ctx);
 size_t rs_ocl_single_pass_bytes(redscan_dtype out_dtype, uint64_t section, uint64_t n);

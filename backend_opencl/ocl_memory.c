@@ -160,9 +160,11 @@ redscan_status rs_ocl_reserve(redscan_ctx *ctx, redscan_dtype dtype, size_t n, s
     rs_ocl_select_reserve(o, dtype, n, k_max, need);
     rs_ocl_scan_reserve(dtype, n, need);
     rs_ocl_seg_scan_reserve(dtype, n, need);
+    rs_ocl_seg_reduce_reserve(dtype, n, need);
     if (rs_widening_of(dtype)) {
         rs_ocl_scan_reserve(rs_widening_of(dtype), n, need);
         rs_ocl_seg_scan_reserve(rs_widening_of(dtype), n, need);
+        rs_ocl_seg_reduce_reserve(rs_widening_of(dtype), n, need);
     }
     RS_OCL_TRY(rs_ocl_seg_words(ctx));
     for (size_t i = 0; i < RS_OCL_SPLIT_MAX; i++) {

@@ -412,6 +412,28 @@ redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, reds
     return st;
 }
 
+/* The scratch slots of reduce by key over n keys (rs_ocl_reduce_by_key below): 0-3 the reduction's workspace
+ * (rs_seg_ws_bytes of n segments, also the most the segmented reduction needs over n elements), 4 the offsets, 5-6
+ * the block counts and prefixes, 7 the run count. */
+static void rs_rbk_slots(uint64_t n, size_t tsize, size_t bytes[8])
+{
+    const uint64_t nb = rs_div_up(n, RS_SEG_SCAN_TILE);
+    rs_seg_plan plan;
+    rs_seg_plan_make(n, n, &plan);
+    rs_seg_ws_bytes(&plan, tsize, bytes);
+    bytes[4] = (size_t)(n + 1) * 8;
+    bytes[5] = bytes[6] = (size_t)nb * 8;
+    bytes[7] = 8;
+}
+
+void rs_ocl_seg_reduce_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need)
+{
+    size_t bytes[8];
+    rs_rbk_slots(n, redscan_dtype_size(rs_compute_dtype(out_dtype)), bytes);
+    for (int i = 0; i < 8; i++)
+        if (bytes[i] > need[i]) need[i] = bytes[i];
+}
+
 /* Reduce by key (docs/ALGORITHMS.md, "Reduce by key"): the runs' offsets by rs_byk_offsets and the unique keys by
  * byk_gather, from the segmented_scan program of (INT32, INT32, SUM) whatever the call's types (those kernels read
  * only keys and counts: one program serves every call), then the segmented reduction over the offsets (the call's
@@ -428,15 +450,12 @@ redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, 
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_SUM, &p_keys));
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED, req->dtype, req->out_dtype, req->op, &p_reduce));
     const int wait_ok = runs_host != NULL;
-    const cl_ulong N = n, nb = rs_div_up(n, RS_SEG_SCAN_TILE);
+    const cl_ulong N = n;
     const cl_uint kkind = (cl_uint)key_dtype, kind = (cl_uint)REDSCAN_UINT64;
     rs_seg_plan plan;
     rs_seg_plan_make(n, n, &plan);
     size_t bytes[8];
-    rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
-    bytes[4] = (size_t)(N + 1) * 8;
-    bytes[5] = bytes[6] = (size_t)nb * 8;
-    bytes[7] = 8;
+    rs_rbk_slots(n, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
     cl_mem part[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
     cl_kernel kg = NULL;
     redscan_status st = rs_ocl_scratch_split(ctx, wait_ok ? 8 : 7, bytes, part);

@@ -26,6 +26,9 @@
 #include <string.h>
 
 #include "harness.h"
+#ifdef REDSCAN_TEST_FAULTS
+#include "redscan_fault.h" /* fault-injection builds: the workspace case counts allocations */
+#endif
 
 #define SENTINEL 0xA5 /* h_buffer_with's fill when fill_dt is 0 */
 
@@ -373,6 +376,75 @@ static void errors(void)
 
 /* ---------------------------------------------------------------- main */
 
+/* After redscan_reserve(INT32, n) on a fresh context, the _async forms of reduce by key (runs of 1, 20, 3000 and
+ * 9000 + values: every class of the segmented reduction, seg_short, seg_medium and seg_tiles) and of the segmented
+ * reduction (2n segments, every other one empty) allocate nothing (fault-injection builds count it) and give the
+ * host's int32 sums. */
+#define WS_N 71684
+static void workspace_case(void)
+{
+    if (!h_case("reduce_by_key_async / segmented_reduce_async workspace: reserve, then no allocation")) return;
+    const size_t n = WS_N, S2 = 2 * (size_t)WS_N;
+    redscan_ctx *c = NULL;
+    if (!CHECK_OK(redscan_create(&c, REDSCAN_BACKEND_AUTO), "redscan_create")) return;
+    int32_t *x = (int32_t *)h_malloc(n * 4), *keys = (int32_t *)h_malloc(n * 4), *got = (int32_t *)h_malloc(S2 * 4);
+    int32_t *want = (int32_t *)h_malloc(S2 * 4);
+    uint64_t *off = (uint64_t *)h_malloc((S2 + 1) * 8);
+    h_rng r;
+    h_rng_init(&r, h_seed(47, 0, 0, 0, 0, 0));
+    h_generate(&r, REDSCAN_INT32, REDSCAN_SUM, GEN_PLAIN, x, n);
+    size_t R = 0;
+    for (size_t i = 0; i < n; R++) { /* runs of 1, 20, 3000 and 9000 in turn, the last one cut at n */
+        static const size_t lens[4] = {1, 20, 3000, 9000};
+        const size_t len = lens[R % 4] < n - i ? lens[R % 4] : n - i;
+        for (size_t j = 0; j < len; j++) keys[i + j] = (int32_t)(R % 2);
+        i += len;
+    }
+    for (size_t sg = 0; sg <= S2; sg++) off[sg] = sg / 2; /* segment 2i is empty, 2i + 1 is element i */
+    redscan_buffer *in = NULL, *kb = NULL, *uk = NULL, *agg = NULL, *nr = NULL, *ob = NULL;
+    int ok = CHECK_OK(redscan_reserve(c, REDSCAN_INT32, n), "redscan_reserve");
+    ok = ok && CHECK_OK(redscan_buffer_create(c, n * 4, &in), "in") &&
+         CHECK_OK(redscan_buffer_create(c, n * 4, &kb), "keys") &&
+         CHECK_OK(redscan_buffer_create(c, n * 4, &uk), "unique_keys") &&
+         CHECK_OK(redscan_buffer_create(c, S2 * 4, &agg), "aggregates") &&
+         CHECK_OK(redscan_buffer_create(c, 8, &nr), "num_runs") &&
+         CHECK_OK(redscan_buffer_create(c, (S2 + 1) * 8, &ob), "offsets");
+    ok = ok && CHECK_OK(redscan_buffer_write(c, in, 0, x, n * 4), "write in") &&
+         CHECK_OK(redscan_buffer_write(c, kb, 0, keys, n * 4), "write keys") &&
+         CHECK_OK(redscan_buffer_write(c, ob, 0, off, (S2 + 1) * 8), "write offsets") &&
+         CHECK_OK(redscan_synchronize(c), "synchronize");
+    const redscan_reduce_desc d = {REDSCAN_SUM, REDSCAN_INT32, 0, REDSCAN_REDUCE_AUTO, 0};
+    for (int pass = 0; ok && pass < 2; pass++) {
+        static const char *const what[2] = {"reduce_by_key_async, runs of 1 .. 9000", "segmented_reduce_async, 2n"};
+        const size_t count = pass == 0 ? R : S2;
+        memset(got, 0xA5, S2 * 4); /* poisoned: every result must be written */
+        if (!CHECK_OK(redscan_buffer_write(c, agg, 0, got, S2 * 4), "poison aggregates")) break;
+#ifdef REDSCAN_TEST_FAULTS
+        redscan_fault_arm(REDSCAN_FAULT_ALLOC, 0); /* count only */
+#endif
+        const redscan_status st = pass == 0 ? redscan_reduce_by_key_async(c, &d, REDSCAN_INT32, kb, in, n, uk, agg, nr)
+                                            : redscan_segmented_reduce_async(c, &d, in, REDSCAN_UINT64, ob, S2, agg);
+        if (!CHECK_OK(st, what[pass]) || !CHECK_OK(redscan_synchronize(c), "redscan_synchronize")) break;
+#ifdef REDSCAN_TEST_FAULTS
+        CHECK(redscan_fault_count(REDSCAN_FAULT_ALLOC) == 0, "%s after redscan_reserve: %" PRIu64 " allocations",
+              what[pass], redscan_fault_count(REDSCAN_FAULT_ALLOC));
+#endif
+        memset(want, 0, count * 4);
+        for (size_t i = 0, run = 0; i < n; i++) { /* int32 sums wrap: unsigned arithmetic, any order */
+            if (pass == 0 && i > 0 && keys[i] != keys[i - 1]) run++;
+            const size_t at = pass == 0 ? run : 2 * i + 1;
+            want[at] = (int32_t)((uint32_t)want[at] + (uint32_t)x[i]);
+        }
+        if (CHECK_OK(redscan_buffer_read(c, agg, 0, got, count * 4), "read"))
+            CHECK_ARRAY(REDSCAN_SUM, REDSCAN_INT32, got, want, count, what[pass]);
+    }
+    redscan_buffer *bs[] = {in, kb, uk, agg, nr, ob};
+    for (int i = 0; i < 6; i++)
+        if (bs[i]) redscan_buffer_destroy(c, bs[i]);
+    redscan_destroy(c);
+    free(x), free(keys), free(got), free(want), free(off);
+}
+
 int main(void)
 {
     h_open("test_reduce_by_key");
@@ -386,7 +458,8 @@ int main(void)
     const int L = h_level();
     double t0 = h_now();
     errors();
-    printf("errors: %.1f s\n", h_now() - t0);
+    workspace_case();
+    printf("errors, workspace: %.1f s\n", h_now() - t0);
 
     /* sizes: `big` the long runs (two levels of partials at every level), cap the run count of the many-run layouts */
     const size_t big = L == 0 ? 70001 : L == 1 ? 300001 : 2000001, cap = L == 0 ? 3000 : L == 1 ? 20000 : 200000;

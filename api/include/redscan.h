@@ -264,8 +264,8 @@ REDSCAN_API redscan_status redscan_scan_with_carries(redscan_ctx *ctx, const red
  * functions are the same work followed by a wait and a copy of the result to the host.
  *
  * Workspace: redscan_reserve sizes the context's workspace for every operation on n elements of dtype (every
- * algorithm, its widening, top-k up to k = 8, segmented scans and scan by key; not yet the segmented reductions and
- * reduce by key); redscan_reserve_topk also for top-k up to k. After that, or after an
+ * algorithm, its widening, top-k up to k = 8, segmented scans, segmented reductions, scan and reduce by key);
+ * redscan_reserve_topk also for top-k up to k. After that, or after an
  * earlier call of the same size, an _async call allocates nothing, waits for nothing and copies nothing to the host,
  * so a sequence of them can be captured into a CUDA graph and replayed (on OpenCL, the first call of an operation
  * builds its program first, on the host). */
