@@ -299,25 +299,16 @@ inline ulong rs_seg_vidx(uint level, ulong tiles, ulong q0, ulong i)
     return level == 1 ? 2 * (q0 + i) + (i == 0) : (level % 2) * tiles + q0 + i;
 }
 
-/* The number of offsets[0 .. S] that are <= p, found from lo (offsets[i] <= p for i < lo) by the team: each round
- * its 32 lanes probe 32 points of [lo, hi) spread evenly and the range shrinks 33-fold, `rounds` rounds (enough for
- * S + 1 offsets, the same in every team: barriers). active = 0: the team probes nothing. l_hit: RS_GROUP uints. */
-inline ulong rs_seg_find(global const void *offsets, uint kind, ulong S, ulong p, ulong lo, int active, uint rounds,
-                         local uint *l_hit, uint t, uint lane)
+/* The number of offsets[0 .. S] that are <= p, found from lo (offsets[i] <= p for i < lo): a binary search by each
+ * work-item (the same answer as the CUDA twin's 33-ary warp search; no barrier here, so that none sits inside the
+ * search's data-dependent loop). active = 0: lo. */
+inline ulong rs_seg_find(global const void *offsets, uint kind, ulong S, ulong p, ulong lo, int active)
 {
     ulong hi = S + 1;
-    for (uint r = 0; r < rounds; r++) {
-        const ulong d = hi - lo, x = lo + ((lane + 1) * d) / 33;
-        l_hit[t] = active && d > 0 && rs_seg_off(offsets, kind, x) <= p;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        uint k = 0;
-        for (uint j = 0; j < RS_SEG_LANES; j++) k += l_hit[t - lane + j];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (active && d > 0) {
-            const ulong x_lo = lo + ((ulong)k * d) / 33, x_hi = lo + ((ulong)(k + 1) * d) / 33;
-            if (k > 0) lo = x_lo + 1; /* x_{k-1} */
-            if (k < RS_SEG_LANES) hi = x_hi;
-        }
+    while (active && lo < hi) {
+        const ulong mid = lo + (hi - lo) / 2;
+        if (rs_seg_off(offsets, kind, mid) <= p) lo = mid + 1;
+        else hi = mid;
     }
     return lo;
 }
@@ -325,8 +316,8 @@ inline ulong rs_seg_find(global const void *offsets, uint kind, ulong S, ulong p
 /* seg_tiles: the segments longer than RS_SEG_TILE, tile by tile. A tile q is RS_SEG_TILE elements of the level-0
  * index space (tiles = ceil(n / TILE)); a team takes tile q and does at most two chunks: a later chunk (c >= 1) of
  * the segment that contains element q * TILE, and the first chunk of the segment that starts inside the tile and is
- * longer than it. Level 0 finds them with two searches of the offsets (rs_seg_find: 2 x about log33(S) rounds,
- * per tile, not per segment) and records them in marks: first[q] = marks[q], cont[q] = marks[tiles + q]
+ * longer than it. Level 0 finds them with two searches of the offsets (rs_seg_find: two binary searches per
+ * tile, not per segment) and records them in marks: first[q] = marks[q], cont[q] = marks[tiles + q]
  * (RS_SEG_NONE when none); level l >= 1 reads
  * them back: the team of tile q0 + c does chunk c of the segment's level-l values, if it has one. A chunk's value
  * goes to the segment's output when the level holds at most one chunk, else to dst at rs_seg_vidx(level + 1, ..). */
@@ -337,65 +328,56 @@ inline ulong rs_seg_find(global const void *offsets, uint kind, ulong S, ulong p
         global const ulong *runs)                                                                              \
     {                                                                                                          \
         local T l[RS_GROUP];                                                                                   \
-        local uint l_hit[RS_GROUP], l_any;                                                                     \
         const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;                        \
         if (flags[0]) return;                                                                                  \
         const ulong S = rs_seg_count(runs, S_bound), end = rs_seg_off(offsets, kind, S);                       \
-        uint rounds = 1;                                                                                       \
-        for (ulong d = S + 1; d > RS_SEG_LANES; d /= 33) rounds++;                                             \
         const ulong batches = (tiles + RS_SEG_ROWS - 1) / RS_SEG_ROWS;                                         \
         for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {                                 \
             const ulong q = b * RS_SEG_ROWS + w;                                                               \
             ulong seg[2] = {RS_SEG_NONE, RS_SEG_NONE}; /* [0]: a later chunk, [1]: a first chunk */          \
-            if (level == 0) {                                                                                  \
-                const ulong p = q * RS_SEG_TILE;                                                               \
-                const int active = q < tiles && p < end;                                                       \
-                const ulong pe = active && end - p > RS_SEG_TILE ? p + RS_SEG_TILE - 1 : end - 1;             \
-                const ulong ca = rs_seg_find(offsets, kind, S, p, 0, active, rounds, l_hit, t, lane);          \
-                const ulong cb = rs_seg_find(offsets, kind, S, pe, ca, active, rounds, l_hit, t, lane);        \
-                if (active && ca > 0) {                                                                        \
-                    const ulong sa = ca - 1, o = rs_seg_off(offsets, kind, sa);                                \
-                    const ulong len = rs_seg_off(offsets, kind, sa + 1) - o;                                   \
-                    if (len > RS_SEG_TILE && o + len > p) seg[o == p] = sa;                                    \
-                }                                                                                              \
-                if (active && cb > ca) {                                                                       \
-                    const ulong sb = cb - 1, o = rs_seg_off(offsets, kind, sb);                                \
-                    if (rs_seg_off(offsets, kind, sb + 1) - o > RS_SEG_TILE) seg[1] = sb;                      \
-                }                                                                                              \
-                if (lane == 0 && q < tiles) {                                                                  \
-                    marks[tiles + q] = seg[0];                                                                 \
-                    marks[q] = seg[1];                                                                         \
-                }                                                                                              \
-            } else if (q < tiles) {                                                                            \
-                seg[0] = marks[tiles + q];                                                                     \
-                seg[1] = marks[q];                                                                             \
-            }                                                                                                  \
-            for (uint h = 0; h < 2; h++) {                                                                     \
-                ulong s = seg[h], c = 0, cnt = 0, q0 = 0, lenl = 0, o = 0;                                     \
-                if (s != RS_SEG_NONE) {                                                                        \
-                    o = rs_seg_off(offsets, kind, s);                                                          \
-                    q0 = o / RS_SEG_TILE;                                                                      \
-                    c = h == 1 ? 0 : q - q0;                                                                   \
-                    lenl = rs_seg_len(rs_seg_off(offsets, kind, s + 1) - o, level);                            \
-                    if (lenl > 1 && c * RS_SEG_TILE < lenl)                                                    \
-                        cnt = lenl - c * RS_SEG_TILE < RS_SEG_TILE ? lenl - c * RS_SEG_TILE : RS_SEG_TILE;     \
-                }                                                                                              \
-                if (t == 0) l_any = 0;                                                                         \
-                barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-                if (cnt) atomic_or(&l_any, 1u);                                                                \
-                barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-                if (l_any) { /* uniform: a group of teams with nothing skips the tree */                     \
-                    const ulong cb = c * RS_SEG_TILE;                                                          \
-                    T acc[RS_SEG_ROWS];                                                                        \
-                    RS_SEG_TEAM_FOLD(acc, cnt, CVT, RS_SEG_IDX_TILE)                                               \
-                    const T v = rs_seg_team_tree(l, t, lane, acc[0]);                                          \
-                    if (lane == 0 && cnt) {                                                                    \
-                        if (lenl <= RS_SEG_TILE) out[s] = RS_STORE(RS_OUT(v));                                 \
-                        else dst[rs_seg_vidx(level + 1, tiles, q0, c)] = RS_OUT(v);                                 \
-                    }                                                                                          \
-                }                                                                                              \
-                barrier(CLK_LOCAL_MEM_FENCE); /* l_any is rewritten */                                       \
-            }                                                                                                  \
+            /* every barrier below is reached by the whole group: the searches run at every level (probing             \
+             * nothing at level > 0) and the tree for every chunk slot (PoCL's workitemloops needs barriers            \
+             * outside conditional code) */                                                                            \
+            const ulong p = q * RS_SEG_TILE;                                                                           \
+            const int active = level == 0 && q < tiles && p < end;                                                     \
+            const ulong pe = active && end - p > RS_SEG_TILE ? p + RS_SEG_TILE - 1 : end - 1;                          \
+            const ulong ca = rs_seg_find(offsets, kind, S, p, 0, active);                      \
+            const ulong cb = rs_seg_find(offsets, kind, S, pe, ca, active);                    \
+            if (active && ca > 0) {                                                                                    \
+                const ulong sa = ca - 1, o = rs_seg_off(offsets, kind, sa);                                            \
+                const ulong len = rs_seg_off(offsets, kind, sa + 1) - o;                                               \
+                if (len > RS_SEG_TILE && o + len > p) seg[o == p] = sa;                                                \
+            }                                                                                                          \
+            if (active && cb > ca) {                                                                                   \
+                const ulong sb = cb - 1, o = rs_seg_off(offsets, kind, sb);                                            \
+                if (rs_seg_off(offsets, kind, sb + 1) - o > RS_SEG_TILE) seg[1] = sb;                                  \
+            }                                                                                                          \
+            if (level == 0 && lane == 0 && q < tiles) {                                                                \
+                marks[tiles + q] = seg[0];                                                                             \
+                marks[q] = seg[1];                                                                                     \
+            } else if (level > 0 && q < tiles) {                                                                       \
+                seg[0] = marks[tiles + q];                                                                             \
+                seg[1] = marks[q];                                                                                     \
+            }                                                                                                          \
+            for (uint h = 0; h < 2; h++) {                                                                             \
+                ulong s = seg[h], c = 0, cnt = 0, q0 = 0, lenl = 0, o = 0;                                             \
+                if (s != RS_SEG_NONE) {                                                                                \
+                    o = rs_seg_off(offsets, kind, s);                                                                  \
+                    q0 = o / RS_SEG_TILE;                                                                              \
+                    c = h == 1 ? 0 : q - q0;                                                                           \
+                    lenl = rs_seg_len(rs_seg_off(offsets, kind, s + 1) - o, level);                                    \
+                    if (lenl > 1 && c * RS_SEG_TILE < lenl)                                                            \
+                        cnt = lenl - c * RS_SEG_TILE < RS_SEG_TILE ? lenl - c * RS_SEG_TILE : RS_SEG_TILE;             \
+                }                                                                                                      \
+                const ulong cb = c * RS_SEG_TILE;                                                                      \
+                T acc[RS_SEG_ROWS];                                                                                    \
+                RS_SEG_TEAM_FOLD(acc, cnt, CVT, RS_SEG_IDX_TILE)                                                       \
+                const T v = rs_seg_team_tree(l, t, lane, acc[0]);                                                      \
+                if (lane == 0 && cnt) {                                                                                \
+                    if (lenl <= RS_SEG_TILE) out[s] = RS_STORE(RS_OUT(v));                                             \
+                    else dst[rs_seg_vidx(level + 1, tiles, q0, c)] = RS_OUT(v);                                        \
+                }                                                                                                      \
+            }                                                                                                          \
         }                                                                                                      \
     }
 /* level 0 reads the input from the chunk's start, level l >= 1 the level's values where rs_seg_vidx puts them */

@@ -242,7 +242,9 @@ __global__ void __launch_bounds__(RS_GROUP)
 }
 
 /* rs_seg_find of segmented.cl: the number of offsets[0 .. S] that are <= p, from lo (offsets[i] <= p for i < lo), by
- * the warp: 32 probes per round spread evenly over [lo, hi), the range shrinking 33-fold. Warp-uniform. */
+ * the warp: 32 probes per round spread evenly over [lo, hi), the range shrinking 33-fold. Warp-uniform. (The OpenCL
+ * twin finds the same number by a binary search per work-item: a group barrier inside the search's data-dependent
+ * loop broke PoCL's workitemloops.) */
 __device__ __forceinline__ rs_u64 rs_seg_find(const void *offsets, int kind, rs_u64 S, rs_u64 p, rs_u64 lo,
                                               unsigned lane)
 {
