@@ -100,15 +100,20 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program,
                                            cl_ulong S, const cl_mem *ws, cl_mem flags, cl_mem out, cl_mem runs)
 {
     rs_ocl *o = rs_ocl_of(ctx);
-    static const cl_ulong zero = 0; /* static: the write is not blocking */
     const char *name_in = "seg_tiles_in";
     const char *name_t = rs_ocl_has_t_kernels(req->dtype, req->out_dtype) ? "seg_tiles_t" : name_in;
     const cl_ulong q_bound = plan->queue;
     cl_kernel k_short = NULL, k_medium = NULL, k_in = NULL, k_t = NULL;
-    cl_int err = clEnqueueWriteBuffer(o->queue, ws[3], CL_FALSE, 0, sizeof zero, &zero, 0, NULL, rs_ocl_time_event(o));
-    if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, "clEnqueueWriteBuffer (segment queue count)");
-    rs_ocl_time_note(o);
-    redscan_status st = rs_ocl_kernel(ctx, program, "seg_short", &k_short);
+    cl_kernel k_zero = NULL; /* the queue's count zeroed by a kernel, not a host write: seg_queue_zero */
+    redscan_status st = rs_ocl_kernel(ctx, program, "seg_queue_zero", &k_zero);
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem)};
+        const void *values[] = {&ws[3]};
+        st = rs_set_args(ctx, k_zero, "seg_queue_zero", 1, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_zero, 1, "seg_queue_zero");
+    }
+    if (k_zero) clReleaseKernel(k_zero);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_short", &k_short);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_medium", &k_medium);
     if (st == REDSCAN_OK) {
         /* a NULL cl_mem gives the kernel a NULL pointer (clSetKernelArg) */

@@ -211,7 +211,7 @@ inline T rs_seg_team_tree(local T *l, uint t, uint lane, T v)
  * g + G, ... of 256 consecutive segments, one per work-item, reading offsets[s] and offsets[s+1] (coalesced): an
  * empty segment stores RS_SEG_EMPTY, one of up to RS_SEG_SHORT elements is reduced by its work-item alone
  * (RS_SEG_SERIAL), one of up to RS_SEG_TILE is appended to the queue for seg_medium (one global atomic per batch:
- * the batch's entries are counted in local memory first; an entry is two words, the segment index | its length <<
+ * the batch's entries are listed in local memory first; an entry is two words, the segment index | its length <<
  * RS_SEG_LEN_SHIFT and its offset, so that seg_medium reads no offsets). Longer segments are seg_tiles' work. The
  * queue's order changes no bits: each segment's result depends on its own values only.
  * queue: a uint count at its start (zeroed by the host before the call), the entries from queue[1]. */
@@ -219,16 +219,16 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
     global const IN_T *src, global const void *offsets, uint kind, ulong S_bound, global OUT_T *out,
     global ulong *queue, global const uint *flags, global const ulong *runs)
 {
-    local ulong l_seg[RS_GROUP], l_base[RS_GROUP];
-    local uint l_n, l_at;
+    local ulong l_seg[RS_GROUP], l_base[RS_GROUP], l_segt[RS_GROUP], l_baset[RS_GROUP];
+    local uint l_flag[RS_GROUP], l_n, l_at;
     const uint t = get_local_id(0);
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing; uniform */
     const ulong S = rs_seg_count(runs, S_bound);
     const ulong batches = (S + RS_GROUP - 1) / RS_GROUP;
     for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {
-        if (t == 0) l_n = 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
         const ulong s = b * RS_GROUP + t;
+        uint medium = 0;
+        ulong entry = 0, base = 0;
         if (s < S) {
             const ulong o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
             if (len == 0) {
@@ -238,20 +238,43 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
                 RS_SEG_SERIAL(res, len, RS_SEG_IDX_AT)
                 out[s] = RS_STORE(RS_OUT(res));
             } else if (len <= RS_SEG_TILE) {
-                const uint at = atomic_inc(&l_n);
-                l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
-                l_base[at] = o;
+                medium = 1;
+                entry = s | len << RS_SEG_LEN_SHIFT;
+                base = o;
             }
         }
+        l_flag[t] = medium;
+        l_segt[t] = entry;
+        l_baset[t] = base;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (t == 0) l_at = l_n ? atomic_add((global uint *)queue, l_n) : 0;
+        /* the batch's medium segments listed by work-item 0 (not by local atomics, whose results Oclgrind's
+         * uninitialized-value check takes for uninitialized), then one global atomic reserves their places */
+        if (t == 0) {
+            uint k = 0;
+            for (uint j = 0; j < RS_GROUP; j++)
+                if (l_flag[j]) {
+                    l_seg[k] = l_segt[j];
+                    l_base[k] = l_baset[j];
+                    k++;
+                }
+            l_n = k;
+            l_at = k ? atomic_add((global uint *)queue, k) : 0;
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (t < l_n) {
             queue[1 + 2 * ((ulong)l_at + t)] = l_seg[t];
             queue[2 + 2 * ((ulong)l_at + t)] = l_base[t];
         }
-        barrier(CLK_LOCAL_MEM_FENCE); /* l_n and the lists are rewritten by the next batch */
+        barrier(CLK_LOCAL_MEM_FENCE); /* the lists are rewritten by the next batch */
     }
+}
+
+/* The queue's count zeroed on the device before seg_short (a host write or fill of part of a buffer would make
+ * Oclgrind's uninitialized-value check take the rest of it for uninitialized for good:
+ * scripts/oclgrind-repro/fill_shadow.c). */
+kernel void seg_queue_zero(global ulong *queue)
+{
+    if (get_global_id(0) == 0) queue[0] = 0;
 }
 
 /* seg_medium: the queued segments (more than RS_SEG_SHORT, at most RS_SEG_TILE elements), a team each: the tile

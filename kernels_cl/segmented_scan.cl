@@ -398,7 +398,9 @@ inline uint rs_byk_heads(global const void *keys, uint kkind, ulong n, ulong fir
  * byk_scatter split the same way, so cnt[g] and pre[g] are the heads of the same tiles). */
 inline void rs_byk_share(ulong nb, ulong *b0, ulong *b1)
 {
-    const ulong G = get_num_groups(0), g = get_group_id(0), q = nb / G, r = nb % G;
+    /* r = nb - q G, not nb % G: LLVM pairs a / and a % of the same operands with a `freeze`, which Oclgrind cannot
+     * run (CI's kernel check: "Unsupported instruction: freeze") */
+    const ulong G = get_num_groups(0), g = get_group_id(0), q = nb / G, r = nb - q * G;
     *b0 = g * q + (g < r ? g : r);
     *b1 = *b0 + q + (g < r ? 1 : 0);
 }
