@@ -60,23 +60,23 @@ static const rs_ocl_family_info rs_ocl_families[RS_OCL_PROG_COUNT] = {
                                      {RS_SCAN_FILES("scan_coarsened.clh"), "cpu_shape.clh", "scan_grid.cl",
                                       "scan_coarsened_cpu.cl"},
                                      " -DRS_SCAN_BLOCK_COARSE=1 -DRS_SHAPE_CPU=1"},
-    [RS_OCL_PROG_SINGLE_PASS_KS] = {"single_pass_ks", {RS_SCAN_FILES("scan_kogge_stone.clh"), "scan_single_pass.cl"},
+    [RS_OCL_PROG_SINGLE_PASS_KS] = {"single_pass_ks", {RS_SCAN_FILES("scan_kogge_stone.clh"), "lookback.clh", "scan_single_pass.cl"},
                                     " -DRS_SCAN_BLOCK_KS=1"},
     [RS_OCL_PROG_SINGLE_PASS_KSDB] = {"single_pass_ksdb",
-                                      {RS_SCAN_FILES("scan_kogge_stone_db.clh"), "scan_single_pass.cl"},
+                                      {RS_SCAN_FILES("scan_kogge_stone_db.clh"), "lookback.clh", "scan_single_pass.cl"},
                                       " -DRS_SCAN_BLOCK_KSDB=1"},
-    [RS_OCL_PROG_SINGLE_PASS_BK] = {"single_pass_bk", {RS_SCAN_FILES("scan_brent_kung.clh"), "scan_single_pass.cl"},
+    [RS_OCL_PROG_SINGLE_PASS_BK] = {"single_pass_bk", {RS_SCAN_FILES("scan_brent_kung.clh"), "lookback.clh", "scan_single_pass.cl"},
                                     " -DRS_SCAN_BLOCK_BK=1"},
     [RS_OCL_PROG_SINGLE_PASS_COARSE] = {"single_pass_coarse",
-                                        {RS_SCAN_FILES("scan_coarsened.clh"), "scan_single_pass.cl"},
+                                        {RS_SCAN_FILES("scan_coarsened.clh"), "lookback.clh", "scan_single_pass.cl"},
                                         " -DRS_SCAN_BLOCK_COARSE=1"},
     /* segmented reductions of one (dtype, out dtype, op); argmin / argmax are built with RS_OP = MIN / MAX */
     [RS_OCL_PROG_SEGMENTED] = {"segmented", {"common.clh", "segmented.cl"}, ""},
     [RS_OCL_PROG_SEGMENTED_ARGEXT] = {"segmented_argext", {"common.clh", "segmented.cl"}, " -DRS_SEG_ARGEXT=1"},
     /* segmented scans (and scan by key) of one (dtype, out dtype, op): seg_check from segmented.cl, the coarsened
-     * block scan and the section loads / stores of the scans */
+     * block scan, the section loads / stores of the scans and the single-pass look-back (lookback.clh) */
     [RS_OCL_PROG_SEGMENTED_SCAN] = {"segmented_scan",
-                                    {RS_SCAN_FILES("scan_coarsened.clh"), "segmented.cl", "segmented_scan.cl"},
+                                    {RS_SCAN_FILES("scan_coarsened.clh"), "lookback.clh", "segmented.cl", "segmented_scan.cl"},
                                     " -DRS_SEG_SCAN=1 -DRS_SCAN_BLOCK_COARSE=1"},
 };
 

@@ -230,16 +230,87 @@ redscan_status rs_ocl_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, in
 }
 
 /* Segmented scan (kernels_cl/segmented_scan.cl; docs/ALGORITHMS.md, "Segmented scans"): seg_scan_short (the
- * segments of up to 2048 elements, a work-item per segment), then the chunk path for the longer ones,
- * seg_scan_totals, seg_scan_groups, seg_scan_chain and seg_scan_out, in that order, on `program`, over S segments of
- * the offsets (kind) and `windows` = ceil(n / 2048) windows of the index space, with part[0..2] the three arrays of
- * rs_seg_scan_places(n) T values (chunk totals, group totals, chain carries; a chunk's values are stored at
- * floor(its start / 2048), so they do not grow with S). runs: NULL, or a buffer whose first uint64 is the real count
- * R <= S, read by every kernel (scan by key's _async form: S is then the host's bound n, the kernels stop at R;
- * kernels_cl/segmented_scan.cl, rs_ss_live). */
+ * segments of up to 2048 elements, a work-item per segment), then the chunk path for the longer ones, on `program`,
+ * over S segments of the offsets (kind) and `windows` = ceil(n / 2048) windows of the index space. runs: NULL, or a
+ * buffer whose first uint64 is the real count R <= S, read by every kernel (scan by key's _async form: S is then the
+ * host's bound n, the kernels stop at R; kernels_cl/segmented_scan.cl, rs_ss_live).
+ * The chunk path: where the device has 64-bit atomics, seg_scan_zero (the ticket counter and the look-back slots),
+ * seg_scan_marks and seg_scan_single (one pass, part[0] the counter and slots, part[1] the marks); elsewhere, or with
+ * REDSCAN_SEGMENTED_SCAN_PATH=multi_pass, seg_scan_totals, seg_scan_groups, seg_scan_chain and seg_scan_out (part[0..2]
+ * the chunk totals, group totals and chain carries). A chunk's values live at its place, floor(its start / 2048), so
+ * no part grows with S: rs_seg_scan_parts. */
 static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TILE + 1; }
 
+#define RS_SS_SLOT_BASE 16u /* words before the look-back slots (lookback.clh, RS_SP_SLOT_BASE) */
+
+/* Words of the single-pass part: the counter words, then a chunk slot and a group slot per place, two words each
+ * for 64-bit values (one for 32-bit ones: the same size for every type keeps the parts type-independent). */
+static uint64_t rs_seg_scan_lb_words(uint64_t in_n) { return RS_SS_SLOT_BASE + 4 * rs_seg_scan_places(in_n); }
+
+/* The three parts, the larger of each path's use: part 0 the single pass's words or the chunk totals, part 1 the
+ * marks (two uint64 per place) or the group totals, part 2 the chain carries (multi-pass only). */
+static void rs_seg_scan_parts(uint64_t in_n, size_t tsize, size_t bytes[3])
+{
+    const size_t t = (size_t)rs_seg_scan_places(in_n) * tsize, lb = (size_t)rs_seg_scan_lb_words(in_n) * 8;
+    const size_t marks = (size_t)rs_seg_scan_places(in_n) * 16;
+    bytes[0] = lb > t ? lb : t;
+    bytes[1] = marks > t ? marks : t;
+    bytes[2] = t;
+}
+
 #define RS_SS_WB 8 /* windows per group batch of seg_scan_totals / seg_scan_out (segmented_scan.cl) */
+
+/* The single-pass chunk path; *done = 0 (and nothing enqueued) when the program lacks its kernels (a compiler that
+ * does not define cl_khr_int64_base_atomics although the device lists it): the caller then runs the multi-pass one. */
+static redscan_status rs_seg_scan_single(redscan_ctx *ctx, cl_program program, const rs_scan_req *req, cl_mem src,
+                                         cl_mem dst, cl_uint kind, cl_mem off, cl_ulong S, cl_ulong windows,
+                                         const cl_mem *part, cl_mem flags, cl_mem runs, int *done)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
+    const cl_int exclusive = req->exclusive, inplace = src == dst;
+    /* every chunk's place is below `windows` (<= rs_seg_scan_places(n), what the parts are sized for) */
+    const cl_ulong places = windows, words = RS_SS_SLOT_BASE + 4 * places;
+    cl_uint spins;
+    *done = 0;
+    redscan_status st = rs_single_pass_spins(ctx, &spins);
+    if (st != REDSCAN_OK) return st;
+    cl_kernel kz = NULL, km = NULL, ks = NULL;
+    cl_kernel probe = clCreateKernel(program, "seg_scan_single", NULL);
+    if (!probe) return REDSCAN_OK; /* left out by the compiler */
+    clReleaseKernel(probe);
+    st = rs_ocl_kernel(ctx, program, "seg_scan_zero", &kz);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_scan_marks", &km);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_scan_single", &ks);
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof words};
+        const void *values[] = {&part[0], &words};
+        st = rs_set_args(ctx, kz, "seg_scan_zero", 2, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kz, rs_ocl_groups_for(o, rs_div_up(words, RS_GROUP)), "seg_scan_zero");
+    }
+    if (st == REDSCAN_OK) { /* a work-item per window */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem), sizeof windows,
+                                sizeof(cl_mem)};
+        const void *values[] = {&off, &kind, &S, &flags, &part[1], &windows, &runs};
+        st = rs_set_args(ctx, km, "seg_scan_marks", 7, sizes, values);
+        if (st == REDSCAN_OK)
+            st = rs_ocl_launch(ctx, km, rs_ocl_groups_for(o, rs_div_up(windows, RS_GROUP)), "seg_scan_marks");
+    }
+    if (st == REDSCAN_OK) { /* persistent groups taking windows from the ticket counter */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof kind,   sizeof S,
+                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), tsize,          sizeof exclusive,
+                                sizeof windows, sizeof places,  sizeof spins,   sizeof inplace, sizeof(cl_mem)};
+        const void *values[] = {&src,    &dst,     &off,    &kind,  &S,       &flags,   &part[0], &part[1],
+                                req->init.bytes, &exclusive, &windows, &places, &spins, &inplace, &runs};
+        st = rs_set_args(ctx, ks, "seg_scan_single", 15, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, ks, rs_ocl_groups_for(o, windows), "seg_scan_single");
+    }
+    if (kz) clReleaseKernel(kz);
+    if (km) clReleaseKernel(km);
+    if (ks) clReleaseKernel(ks);
+    *done = st == REDSCAN_OK;
+    return st;
+}
 
 static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, const rs_scan_req *req, cl_mem src,
                                          cl_mem dst, cl_uint kind, cl_mem off, cl_ulong S, cl_ulong windows,
@@ -260,7 +331,15 @@ static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, c
         st = rs_set_args(ctx, k[0], names[0], 9, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[0], rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), names[0]);
     }
-    if (st == REDSCAN_OK) { /* totals: a batch of RS_SS_WB windows per group */
+    int multi = 0, done = 0;
+    if (st == REDSCAN_OK) st = rs_seg_scan_path(ctx, &multi);
+    if (st == REDSCAN_OK && !multi && rs_ocl_single_pass_available(o))
+        st = rs_seg_scan_single(ctx, program, req, src, dst, kind, off, S, windows, part, flags, runs, &done);
+    for (int i = 1; i < 5 && done; i++) { /* the multi-pass kernels are not needed */
+        clReleaseKernel(k[i]);
+        k[i] = NULL;
+    }
+    if (st == REDSCAN_OK && !done) { /* totals: a batch of RS_SS_WB windows per group */
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem),
                                 sizeof windows, sizeof(cl_mem)};
         const void *values[] = {&src, &off, &kind, &S, &flags, &part[0], &windows, &runs};
@@ -268,7 +347,7 @@ static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, c
         if (st == REDSCAN_OK)
             st = rs_ocl_launch(ctx, k[1], rs_ocl_groups_for(o, rs_div_up(windows, RS_SS_WB)), names[1]);
     }
-    if (st == REDSCAN_OK) { /* group totals: a work-item per window */
+    if (st == REDSCAN_OK && !done) { /* group totals: a work-item per window */
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem),
                                 sizeof windows, sizeof(cl_mem)};
         const void *values[] = {&part[0], &off, &kind, &S, &flags, &part[1], &windows, &runs};
@@ -276,7 +355,7 @@ static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, c
         if (st == REDSCAN_OK)
             st = rs_ocl_launch(ctx, k[2], rs_ocl_groups_for(o, rs_div_up(windows, RS_GROUP)), names[2]);
     }
-    if (st == REDSCAN_OK) { /* the chains: a work-item per window */
+    if (st == REDSCAN_OK && !done) { /* the chains: a work-item per window */
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), tsize,
                                 sizeof(cl_mem), sizeof windows, sizeof(cl_mem)};
         const void *values[] = {&part[1], &off, &kind, &S, &flags, req->init.bytes, &part[2], &windows, &runs};
@@ -284,7 +363,7 @@ static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, c
         if (st == REDSCAN_OK)
             st = rs_ocl_launch(ctx, k[3], rs_ocl_groups_for(o, rs_div_up(windows, RS_GROUP)), names[3]);
     }
-    if (st == REDSCAN_OK) { /* the long segments' output: a batch of RS_SS_WB windows per group */
+    if (st == REDSCAN_OK && !done) { /* the long segments' output: a batch of RS_SS_WB windows per group */
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem),
                                 sizeof(cl_mem), sizeof(cl_mem), tsize, sizeof exclusive, sizeof windows, sizeof(cl_mem)};
         const void *values[] = {&src, &dst, &off, &kind, &S, &flags, &part[0], &part[2], req->init.bytes, &exclusive,
@@ -305,8 +384,8 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, req->dtype, req->out_dtype, req->op, &program));
     const cl_ulong S = num_segments, windows = rs_div_up(in_n, RS_SEG_SCAN_TILE);
-    const size_t t = (size_t)rs_seg_scan_places(in_n) * redscan_dtype_size(rs_compute_dtype(req->out_dtype));
-    const size_t bytes[3] = {t, t, t};
+    size_t bytes[3];
+    rs_seg_scan_parts(in_n, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
     cl_mem part[3] = {NULL, NULL, NULL}, flags = NULL, sticky = NULL;
     const cl_uint kind = (cl_uint)offsets_dtype;
     redscan_status st = rs_ocl_scratch_split(ctx, 3, bytes, part);
@@ -374,9 +453,10 @@ static redscan_status rs_byk_read_runs(redscan_ctx *ctx, cl_mem runs, cl_ulong *
  * before any kernel runs (and redscan_reserve sizes them). */
 static void rs_byk_scan_slots(uint64_t n, size_t tsize, size_t bytes[7])
 {
-    const size_t nb = (size_t)rs_div_up(n, RS_SEG_SCAN_TILE), t = (size_t)rs_seg_scan_places(n) * tsize;
-    const size_t b[7] = {t, t, t, ((size_t)n + 1) * 8, nb * 8, nb * 8, 8};
-    memcpy(bytes, b, sizeof b);
+    const size_t nb = (size_t)rs_div_up(n, RS_SEG_SCAN_TILE);
+    rs_seg_scan_parts(n, tsize, bytes);
+    const size_t b[4] = {((size_t)n + 1) * 8, nb * 8, nb * 8, 8};
+    memcpy(bytes + 3, b, sizeof b);
 }
 
 void rs_ocl_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need)

@@ -334,6 +334,115 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
     }
 }
 
+/* ---------------------------------------------------------------- the chunk path in one pass (single pass)
+ * Where the device has 64-bit atomics (cl_khr_int64_base_atomics), the long segments' chunks take one pass instead of
+ * seg_scan_totals .. seg_scan_out: the flat single_pass's decoupled look-back (lookback.clh) with the segment's own
+ * chunks as its tiles. Chunk c = 32 g + p of a segment whose chunk 0 has place k0 is tile c of the frame
+ * {t0 = k0, g0 = places + k0 + 31, gstride = 32, origin = the segment's start}: its aggregate S[c] (the block scan's
+ * last element, the same bits as the section-total expression) at slot k0 + c, T(g) and A(g) at the slot after the
+ * chunk slots of the place of chunk 32 g + 31. The expression is the one above (single_pass's), so the bits do not
+ * change; the look-back stops at the segment's chunk 0 (group -1 reads as init). A chunk's place is unique among
+ * the chunks that publish (see the places above), so the slots need no segment index.
+ *   seg_scan_zero(words, count)                        words[0 .. count) = 0 (the ticket counter and the slots; a
+ *                                                       kernel, not a host fill: Oclgrind's shadow of a partially
+ *                                                       filled buffer, scripts/oclgrind-repro/fill_shadow.c)
+ *   seg_scan_marks(offsets, kind, S, flags, marks, windows, runs)   marks[2w + h] = 1 + the segment of window w's
+ *                                                       chunk h (rs_ss_window), 0 for none: the searches once per
+ *                                                       window, in parallel, not in the pass's critical path
+ *   seg_scan_single(in, out, offsets, kind, S, flags, lb, marks, init, exclusive, windows, places, spins, inplace,
+ *                   runs)                               a work-group takes window w from the ticket counter lb[0]
+ *                                                       (waits only for lower tickets), and for each of its chunks:
+ *                                                       load, block scan, publish S (not a segment's last chunk),
+ *                                                       look back (not chunk 0: P = init), A(g) (a closing chunk),
+ *                                                       store P (+) L. spins: polls per slot before the slow path
+ *                                                       (REDSCAN_SINGLE_PASS_SPINS, as the flat scan).
+ * In place: S is published (and fenced) before the chunk's output overwrites its input, as in the flat kernel. */
+#ifdef cl_khr_int64_base_atomics
+
+kernel void seg_scan_zero(global ulong *words, ulong count)
+{
+    for (ulong i = get_global_id(0); i < count; i += get_global_size(0)) words[i] = 0;
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_marks(
+    global const void *offsets, uint kind, ulong S, global const uint *flags, global ulong *marks, ulong windows,
+    global const ulong *runs)
+{
+    if (flags[0]) return;
+    const ulong wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    for (ulong w = get_global_id(0); w < wins; w += get_global_size(0)) {
+        ulong seg[2], ch[2];
+        const uint m = rs_ss_window(offsets, kind, S, w, seg, ch);
+        marks[2 * w] = m > 0 ? seg[0] + 1 : 0;
+        marks[2 * w + 1] = m > 1 ? seg[1] + 1 : 0;
+    }
+}
+
+kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_single(
+    global const IN_T *in, global OUT_T *out, global const void *offsets, uint kind, ulong S, global const uint *flags,
+    global ulong *lb, global const ulong *marks, T init, int exclusive, ulong windows, ulong places, uint spins,
+    int inplace, global const ulong *runs)
+{
+    local T s[RS_SS_TILE] __attribute__((aligned(16)));
+    local T aux[RS_AUX_COARSE];
+    local T r[RS_GROUP];
+    local uint wst[RS_SP_GROUP + RS_SP_BACK];
+    local T wv[RS_SP_GROUP + RS_SP_BACK];
+    local ulong l_w, l_cmd, l_o, l_len, l_c;
+    local int l_fold;
+    local T l_p;
+    const uint t = (uint)get_local_id(0);
+    if (flags[0]) return; /* uniform */
+    const ulong wins = rs_ss_live(offsets, kind, runs, &S, windows); /* uniform too */
+    global ulong *slots = lb + RS_SP_SLOT_BASE;
+    for (;;) {
+        if (t == 0) l_w = atom_inc(lb);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const ulong w = l_w;
+        if (w >= wins) break;
+        for (uint h = 0; h < 2; h++) {
+            if (t == 0) { /* chunk h of window w: its segment's start and length, its index */
+                const ulong e = marks[2 * w + h];
+                l_len = 0;
+                if (e) {
+                    const ulong o = rs_seg_off(offsets, kind, e - 1), p0 = w * RS_SS_TILE;
+                    l_o = o;
+                    l_len = rs_seg_off(offsets, kind, e) - o;
+                    l_c = o >= p0 ? 0 : (p0 - o + RS_SS_TILE - 1) / RS_SS_TILE;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const ulong len = l_len; /* uniform: 0 when window w has no chunk h */
+            for (uint q = 0; q < (len ? 1u : 0u); q++) {
+                const ulong o = l_o, c = l_c, nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, base = o + c * RS_SS_TILE;
+                const ulong end = c + 1 < nch ? base + RS_SS_TILE : o + len;
+                const ulong g = c / RS_SP_GROUP;
+                const uint p = (uint)(c % RS_SP_GROUP);
+                const int last = c + 1 == nch, split = p == RS_SP_GROUP - 1 && !last;
+                const rs_sp_frame fr = {w - c, places + (w - c) + RS_SP_GROUP - 1, RS_SP_GROUP, o};
+                rs_scan_load_in(s, in, base, end, RS_SS_TILE);
+                rs_block_scan_coarse(s, aux); /* begins and ends with a barrier */
+                const T own = s[RS_SS_TILE - 1];
+                if (t == 0 && !last) rs_sp_put(slots, w, RS_SP_AGG, own);
+                T wf = IDENTITY, a = init; /* work-item 0's; chunk 0 needs no look-back: P = init */
+                for (uint k = 0; k < (c ? 1u : 0u); k++)
+                    rs_sp_lookback(in, o + len, RS_SS_TILE, slots, fr, g, p, split, 0, own, IDENTITY, spins, inplace,
+                                   init, wst, wv, r, &l_cmd, &l_fold, &wf, &a);
+                if (t == 0) {
+                    l_p = p ? rs_combine(a, wf) : a;
+                    if (split) rs_sp_put(slots, rs_sp_gslot(fr, g), RS_SP_INC, rs_combine(a, rs_combine(wf, own)));
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (inplace) mem_fence(CLK_GLOBAL_MEM_FENCE); /* S published before the input is overwritten */
+                rs_scan_store(out, s, base, end, RS_SS_TILE, exclusive, l_p, 1);
+                barrier(CLK_LOCAL_MEM_FENCE); /* s, l_p and the chunk's words are refilled */
+            }
+        }
+    }
+}
+
+#endif /* cl_khr_int64_base_atomics */
+
 /* ---------------------------------------------------------------- scan by key (docs/ALGORITHMS.md, "Scan by key")
  * Runs of equal adjacent keys become offsets on the device, then the kernels above run on them: a head is position
  * 0 or a key that differs from the one before; tiles of RS_SS_TILE positions (8 per work-item), group g of the G

@@ -267,6 +267,12 @@ redscan_status rs_single_pass_spins(redscan_ctx *ctx, unsigned *spins);
  * `tiles` tiles), else 1. Anything but 1 or 2 is INVALID_ARGUMENT with a message. */
 redscan_status rs_single_pass_per(redscan_ctx *ctx, uint64_t tiles, uint64_t groups, unsigned *per);
 
+/* REDSCAN_SEGMENTED_SCAN_PATH (segmented.c), read at every segmented scan / scan by key: unset or "auto" -> *multi = 0
+ * (the single-pass chunk path wherever the backend has it), "multi_pass" -> 1 (OpenCL's four-kernel chunk path, which
+ * the backend otherwise runs only without 64-bit atomics; a testing knob), "single_pass" -> 0. Anything else is
+ * INVALID_ARGUMENT with a message. */
+redscan_status rs_seg_scan_path(redscan_ctx *ctx, int *multi);
+
 /* Backend tables; a backend compiled out still provides a table whose probe/init report
  * REDSCAN_ERR_BACKEND_UNAVAILABLE with the reason. */
 extern const rs_backend_ops rs_opencl_backend;

@@ -10,6 +10,7 @@
  * holds. Those are reported by the blocking call, or for an _async call by the next redscan_synchronize. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -267,6 +268,21 @@ redscan_status redscan_segmented_argmax_async(redscan_ctx *ctx, redscan_dtype dt
 }
 
 /* ---- segmented scan ---- */
+
+redscan_status rs_seg_scan_path(redscan_ctx *ctx, int *multi)
+{
+    const char *v = getenv("REDSCAN_SEGMENTED_SCAN_PATH");
+    *multi = 0;
+    if (!v || !*v || strcmp(v, "auto") == 0 || strcmp(v, "single_pass") == 0) return REDSCAN_OK;
+    if (strcmp(v, "multi_pass") == 0) {
+        *multi = 1;
+        return REDSCAN_OK;
+    }
+    return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                        "segmented scan: REDSCAN_SEGMENTED_SCAN_PATH=\"%s\" is not one of auto, single_pass, "
+                        "multi_pass (a testing knob: multi_pass forces OpenCL's four-kernel chunk path)",
+                        v);
+}
 
 static redscan_status check_scan_desc(redscan_ctx *ctx, const char *fn, const redscan_scan_desc *desc,
                                       rs_scan_req *req)
