@@ -126,17 +126,18 @@ cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int o
  * gets this level's partials at their slots; out the finished segments (out_dtype, narrow included). */
 cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned long long num_segments, unsigned long long n,
                             unsigned *flags, unsigned grid, cudaStream_t stream);
-/* Segmented scan (segmented_scan.cu): seg_scan_short, seg_scan_totals, _groups, _chain and _out in that order on the
- * stream; init: one value of the compute type; tot, gsum, acar: floor(n / 2048) + 1 T values each (n: the elements of
- * in); windows: ceil(n / 2048); runs: NULL, or the device word (uint64) of the real count R <= num_segments, read by
- * every kernel (scan by key's _async form: num_segments is its bound, the kernels stop at R); grid_segments blocks
- * for seg_scan_short (a thread per segment), grid_batches for totals and out (8 windows per block batch),
- * grid_windows for groups and chain (a thread per window). */
+/* Segmented scan (segmented_scan.cu): seg_scan_short, the look-back words zeroed (cudaMemsetAsync), seg_scan_marks and
+ * seg_scan_single in that order on the stream; init: one value of the compute type; lb: 16 + 4 x places uint64 (the
+ * ticket counter and a chunk and a group slot per place), marks: 2 x places uint64, places >= windows =
+ * ceil(n / 2048) (n: the elements of in); spins: polls per look-back slot before the slow path; runs: NULL, or the
+ * device word (uint64) of the real count R <= num_segments, read by every kernel (scan by key's _async form:
+ * num_segments is its bound, the kernels stop at R); grid_segments blocks for seg_scan_short (a thread per segment),
+ * grid_windows for seg_scan_marks (a thread per window), grid_single persistent blocks for seg_scan_single. */
 cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, const void *init, const void *in,
                            void *out, int kind, const void *offsets, unsigned long long num_segments,
-                           const unsigned *flags, void *tot, void *gsum, void *acar, unsigned long long windows,
-                           const void *runs, unsigned grid_segments, unsigned grid_batches, unsigned grid_windows,
-                           cudaStream_t stream);
+                           const unsigned *flags, void *lb, void *marks, unsigned long long windows,
+                           unsigned long long places, unsigned spins, const void *runs, unsigned grid_segments,
+                           unsigned grid_windows, unsigned grid_single, cudaStream_t stream);
 /* Scan by key (segmented_scan.cu): byk_count, byk_prefix, byk_scatter make the runs' UINT64 offsets (R + 1 entries
  * of the n + 1 the buffer holds: offsets[R] = n), the run count R into *runs; cnt, pre: ceil(n / 2048) uint64 each
  * (byk_count and byk_scatter run with min(grid_blocks, ceil(n / 2048)) blocks and use one entry per block). */

@@ -141,19 +141,40 @@ redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, i
     return REDSCAN_OK;
 }
 
-/* Segmented scan (kernels_cu/segmented_scan.cu): the fault word zeroed, seg_check, then the five kernels of
- * rs_cu_seg_scan, as ocl_segmented.c launches them (rs_seg_scan_grids: the grids for S segments and n elements).
- * Scratch: three arrays of rs_seg_scan_places(in_n) T values (a chunk's values are stored at floor(its start / 2048): the arrays do not grow with the segment count). */
+/* Segmented scan (kernels_cu/segmented_scan.cu): the fault word zeroed, seg_check, then rs_cu_seg_scan (seg_scan_short,
+ * the look-back slots zeroed, seg_scan_marks, seg_scan_single), as ocl_segmented.c launches them on a device with
+ * 64-bit atomics. Scratch (rs_seg_scan_parts): the ticket counter and the slots (16 + 4 x places uint64: a chunk slot
+ * and a group slot per place, two words each for 64-bit values) and the marks (2 uint64 per place); a chunk's values
+ * live at its place, floor(its start / 2048), so nothing grows with the segment count. */
 static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TILE + 1; }
 
-#define RS_SS_WB 8 /* windows per block batch of seg_scan_totals / seg_scan_out (segmented_scan.cu) */
+static void rs_seg_scan_parts(uint64_t in_n, size_t bytes[2])
+{
+    bytes[0] = (size_t)(16 + 4 * rs_seg_scan_places(in_n)) * 8;
+    bytes[1] = (size_t)rs_seg_scan_places(in_n) * 16;
+}
 
-/* seg_scan_short: a thread per segment; totals, out: RS_SS_WB windows per block; groups, chain: a thread per window */
+/* seg_scan_short: a thread per segment; seg_scan_marks: a thread per window; seg_scan_single: persistent blocks
+ * taking windows from the ticket counter */
 static void rs_seg_scan_grids(rs_cuda *c, uint64_t S, uint64_t windows, unsigned g[3])
 {
     g[0] = rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP));
-    g[1] = rs_cuda_grid_for(c, rs_div_up(windows, RS_SS_WB));
-    g[2] = rs_cuda_grid_for(c, rs_div_up(windows, RS_GROUP));
+    g[1] = rs_cuda_grid_for(c, rs_div_up(windows, RS_GROUP));
+    g[2] = rs_cuda_grid_for(c, windows);
+}
+
+/* The chunk path's options: the spins of REDSCAN_SINGLE_PASS_SPINS; REDSCAN_SEGMENTED_SCAN_PATH=multi_pass is
+ * refused (CUDA has the single-pass path only). */
+static redscan_status rs_seg_scan_opts(redscan_ctx *ctx, unsigned *spins)
+{
+    int multi = 0;
+    redscan_status st = rs_seg_scan_path(ctx, &multi);
+    if (st != REDSCAN_OK) return st;
+    if (multi)
+        return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
+                            "segmented scan: REDSCAN_SEGMENTED_SCAN_PATH=multi_pass is OpenCL's path for devices "
+                            "without 64-bit atomics; the CUDA backend has the single-pass path only");
+    return rs_single_pass_spins(ctx, spins);
 }
 
 redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
@@ -166,40 +187,44 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
                                       "segmented scan: argument 'offsets'"));
     const uint64_t windows = rs_div_up((uint64_t)in_n, RS_SEG_SCAN_TILE);
-    unsigned g[3];
+    unsigned g[3], spins;
     rs_seg_scan_grids(c, (uint64_t)num_segments, windows, g);
-    const size_t t = (size_t)rs_seg_scan_places(in_n) * redscan_dtype_size(rs_compute_dtype(req->out_dtype));
-    const size_t bytes[3] = {t, t, t};
-    void *part[3] = {NULL, NULL, NULL};
+    size_t bytes[2];
+    rs_seg_scan_parts(in_n, bytes);
+    void *part[2] = {NULL, NULL};
     unsigned *flags = NULL;
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 3, bytes, part));
+    RS_CUDA_TRY(rs_seg_scan_opts(ctx, &spins));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 2, bytes, part));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
     RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
     RS_CUDA_TRY(rs_seg_launched(
         ctx,
         rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,
-                       (int)offsets_dtype, offsets, num_segments, flags, part[0], part[1], part[2], windows, NULL,
-                       g[0], g[1], g[2], c->stream),
+                       (int)offsets_dtype, offsets, num_segments, flags, part[0], part[1], windows, windows, spins,
+                       NULL, g[0], g[1], g[2], c->stream),
         "seg_scan"));
     c->seg_pending = 1;
     return REDSCAN_OK;
 }
 
-/* Scan by key's scratch parts for n elements and a compute type of tsize bytes: the runs' offsets (n + 1 uint64),
- * block counts and prefixes (ceil(n / 2048) uint64 each), the run count, then the segmented scan's three arrays. None
- * depends on the run count, so the blocking and the _async form use the same, known before any kernel runs. */
-static void rs_byk_scan_parts(uint64_t n, size_t tsize, size_t bytes[7])
+/* Scan by key's scratch parts for n elements: the runs' offsets (n + 1 uint64), block counts and prefixes
+ * (ceil(n / 2048) uint64 each), the run count, then the segmented scan's two parts (rs_seg_scan_parts). None depends
+ * on the run count or the value type, so the blocking and the _async form use the same, known before any kernel
+ * runs. */
+static void rs_byk_scan_parts(uint64_t n, size_t bytes[6])
 {
-    const size_t nb = (size_t)rs_div_up(n, RS_SEG_SCAN_TILE), t = (size_t)rs_seg_scan_places(n) * tsize;
-    const size_t b[7] = {((size_t)n + 1) * 8, nb * 8, nb * 8, 8, t, t, t};
+    const size_t nb = (size_t)rs_div_up(n, RS_SEG_SCAN_TILE);
+    const size_t b[4] = {((size_t)n + 1) * 8, nb * 8, nb * 8, 8};
     memcpy(bytes, b, sizeof b);
+    rs_seg_scan_parts(n, bytes + 4);
 }
 
 size_t rs_cuda_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n)
 {
-    size_t bytes[7];
-    rs_byk_scan_parts(n, redscan_dtype_size(rs_compute_dtype(out_dtype)), bytes);
-    return rs_cuda_split_total(7, bytes); /* the segmented scan's three arrays alone are less */
+    (void)out_dtype; /* the parts do not depend on the type */
+    size_t bytes[6];
+    rs_byk_scan_parts(n, bytes);
+    return rs_cuda_split_total(6, bytes); /* the segmented scan's two parts alone are less */
 }
 
 /* Scan by key: the runs' offsets made on the device (rs_cu_byk_offsets) in scratch part 0, then the segmented scan's
@@ -216,11 +241,12 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "scan by key: argument 'in'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "scan by key: argument 'out'"));
     const uint64_t nb = rs_div_up((uint64_t)n, RS_SEG_SCAN_TILE);
-    size_t bytes[7];
-    void *part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    unsigned *flags = NULL;
-    rs_byk_scan_parts(n, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
+    size_t bytes[6];
+    void *part[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    unsigned *flags = NULL, spins;
+    rs_byk_scan_parts(n, bytes);
+    RS_CUDA_TRY(rs_seg_scan_opts(ctx, &spins));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 6, bytes, part));
     RS_CUDA_TRY(rs_seg_launched(ctx,
                                 rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], part[3],
                                                   rs_cuda_grid_for(c, nb), c->stream),
@@ -238,7 +264,7 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
     RS_CUDA_TRY(rs_seg_launched(
         ctx,
         rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,
-                       (int)REDSCAN_UINT64, part[0], S, flags, part[4], part[5], part[6], windows,
+                       (int)REDSCAN_UINT64, part[0], S, flags, part[4], part[5], windows, windows, spins,
                        wait_ok ? NULL : part[3], g[0], g[1], g[2], c->stream),
         "seg_scan"));
     return REDSCAN_OK;

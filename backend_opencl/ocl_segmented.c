@@ -264,17 +264,15 @@ static void rs_seg_scan_parts(uint64_t in_n, size_t tsize, size_t bytes[3])
  * does not define cl_khr_int64_base_atomics although the device lists it): the caller then runs the multi-pass one. */
 static redscan_status rs_seg_scan_single(redscan_ctx *ctx, cl_program program, const rs_scan_req *req, cl_mem src,
                                          cl_mem dst, cl_uint kind, cl_mem off, cl_ulong S, cl_ulong windows,
-                                         const cl_mem *part, cl_mem flags, cl_mem runs, int *done)
+                                         const cl_mem *part, cl_mem flags, cl_mem runs, cl_uint spins, int *done)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     const size_t tsize = redscan_dtype_size(rs_compute_dtype(req->out_dtype));
     const cl_int exclusive = req->exclusive, inplace = src == dst;
     /* every chunk's place is below `windows` (<= rs_seg_scan_places(n), what the parts are sized for) */
     const cl_ulong places = windows, words = RS_SS_SLOT_BASE + 4 * places;
-    cl_uint spins;
     *done = 0;
-    redscan_status st = rs_single_pass_spins(ctx, &spins);
-    if (st != REDSCAN_OK) return st;
+    redscan_status st = REDSCAN_OK;
     cl_kernel kz = NULL, km = NULL, ks = NULL;
     cl_kernel probe = clCreateKernel(program, "seg_scan_single", NULL);
     if (!probe) return REDSCAN_OK; /* left out by the compiler */
@@ -322,7 +320,11 @@ static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, c
     const cl_int exclusive = req->exclusive;
     rs_ocl *o = rs_ocl_of(ctx);
     cl_kernel k[5] = {NULL, NULL, NULL, NULL, NULL};
-    redscan_status st = REDSCAN_OK;
+    int multi = 0;
+    cl_uint spins = 0;
+    /* the testing knobs first: a bad value leaves `dst` as it was */
+    redscan_status st = rs_seg_scan_path(ctx, &multi);
+    if (st == REDSCAN_OK) st = rs_single_pass_spins(ctx, &spins);
     for (int i = 0; i < 5 && st == REDSCAN_OK; i++) st = rs_ocl_kernel(ctx, program, names[i], &k[i]);
     if (st == REDSCAN_OK) { /* short and medium segments: a batch of 256 segments per group */
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem),
@@ -331,10 +333,9 @@ static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, c
         st = rs_set_args(ctx, k[0], names[0], 9, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k[0], rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), names[0]);
     }
-    int multi = 0, done = 0;
-    if (st == REDSCAN_OK) st = rs_seg_scan_path(ctx, &multi);
+    int done = 0;
     if (st == REDSCAN_OK && !multi && rs_ocl_single_pass_available(o))
-        st = rs_seg_scan_single(ctx, program, req, src, dst, kind, off, S, windows, part, flags, runs, &done);
+        st = rs_seg_scan_single(ctx, program, req, src, dst, kind, off, S, windows, part, flags, runs, spins, &done);
     for (int i = 1; i < 5 && done; i++) { /* the multi-pass kernels are not needed */
         clReleaseKernel(k[i]);
         k[i] = NULL;

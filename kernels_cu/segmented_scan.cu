@@ -3,23 +3,23 @@
  * of 32; windows of 2048 elements for the longer ones), the kernels and the order of combination; the same
  * constants, classes, windows, places and order here. seg_check is segmented.cu's (rs_cu_seg_check).
  *
- * Template instances stay lean: the kernels that read the input or write the output are dispatched with
- * rs_dispatch_scan (one instance per compute type T and op, a narrow input / output as a kernel argument), the two
- * that see T values only with rs_dispatch on T. */
+ * The long segments' chunks take the single-pass path only (seg_scan_marks, seg_scan_single; the twin keeps its
+ * four-kernel path for devices without 64-bit atomics). Template instances stay lean: the two kernels that read the
+ * input or write the output are dispatched with rs_dispatch_scan (one instance per compute type T and op, a narrow
+ * input / output as a kernel argument). */
 #include <stdint.h>
 #include <string.h>
 
 #include "common.cuh"
 #include "cu_launch.h"
+#include "lookback.cuh"
 #include "scan_coarsened.cuh"
 #include "scan_io.cuh"
 
 #define RS_SS_TILE RS_SECTION_COARSE
-#define RS_SS_CHAIN 32
 #define RS_SS_SHORT RS_COARSE_ITEMS
 #define RS_SS_TEAM 32
 #define RS_SS_TEAMS (RS_GROUP / RS_SS_TEAM)
-#define RS_SS_WB 8
 
 __device__ __forceinline__ rs_u64 rs_ss_off(const void *p, int kind, rs_u64 s)
 {
@@ -160,149 +160,126 @@ __global__ void __launch_bounds__(RS_GROUP)
     }
 }
 
-/* rs_ss_list of segmented_scan.cl: threads 0 .. RS_SS_WB - 1 list the chunks of the batch's windows */
-__device__ __forceinline__ void rs_ss_list(const void *offsets, int kind, rs_u64 S, rs_u64 wins, rs_u64 b,
-                                           unsigned t, int all_chunks, unsigned *l_n, rs_u64 *l_pl, rs_u64 *l_base,
-                                           rs_u64 *l_c, unsigned *l_cnt)
-{
-    const rs_u64 w = b * RS_SS_WB + t;
-    if (t >= RS_SS_WB || w >= wins) return;
-    rs_u64 seg[2], ch[2];
-    const unsigned m = rs_ss_window(offsets, kind, S, w, seg, ch);
-    for (unsigned h = 0; h < m; h++) {
-        const rs_u64 o = rs_ss_off(offsets, kind, seg[h]), len = rs_ss_off(offsets, kind, seg[h] + 1) - o;
-        const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, c = ch[h];
-        if (!all_chunks && c + 1 >= nch) continue;
-        const unsigned at = atomicAdd(l_n, 1u);
-        l_pl[at] = w;
-        l_base[at] = o + c * RS_SS_TILE;
-        l_c[at] = c;
-        l_cnt[at] = (unsigned)(len - c * RS_SS_TILE < RS_SS_TILE ? len - c * RS_SS_TILE : RS_SS_TILE);
-    }
-}
-
-template <typename SRC, typename T, class Op>
+/* ---- the chunk path in one pass: seg_scan_marks and seg_scan_single of segmented_scan.cl ----
+ * The long segments' chunks as the tiles of the flat single_pass's look-back (lookback.cuh), with the frame
+ * {k0, places + k0 + 31, 32, the segment's start} (k0: the place of the segment's chunk 0): S[c] at slot k0 + c, T(g)
+ * and A(g) at the slot after the chunk slots of chunk 32 g + 31's place. Warp 0 looks back (rs_sp_warp_lookback, as
+ * the flat kernel; the twin: work-items 0..63 and work-item 0), thread 0 takes the slow path where something is
+ * missing after `spins` polls. The slots and the ticket counter are zeroed by cudaMemsetAsync (the twin: a kernel,
+ * for Oclgrind). CUDA has no multi-pass chunk path: its kernels needed no fallback for missing atomics. */
 __global__ void __launch_bounds__(RS_GROUP)
-    seg_scan_totals(SRC in, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *tot, rs_u64 windows,
-                    const rs_u64 *runs)
-{
-    __shared__ __align__(16) T s[RS_SS_TILE];
-    __shared__ T r[RS_GROUP];
-    __shared__ rs_u64 l_j[2 * RS_SS_WB], l_base[2 * RS_SS_WB], l_c[2 * RS_SS_WB];
-    __shared__ unsigned l_cnt[2 * RS_SS_WB], l_n;
-    const unsigned t = threadIdx.x;
-    if (flags[0]) return;
-    const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
-    const rs_u64 batches = (wins + RS_SS_WB - 1) / RS_SS_WB;
-    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
-        if (t == 0) l_n = 0;
-        __syncthreads();
-        rs_ss_list(offsets, kind, S, wins, b, t, 0, &l_n, l_j, l_base, l_c, l_cnt);
-        __syncthreads();
-        const unsigned count = l_n;
-        for (unsigned q = 0; q < count; q++) {
-            const rs_u64 bq = l_base[q];
-            rs_scan_load<T, Op>(s, in, bq, bq + RS_SS_TILE, RS_SS_TILE);
-            __syncthreads();
-            T acc = s[t * RS_COARSE_ITEMS];
-            for (unsigned k = 1; k < RS_COARSE_ITEMS; ++k) acc = Op::combine(acc, s[t * RS_COARSE_ITEMS + k]);
-            r[t] = acc;
-            const T total = rs_scan_tree_total<T, Op>(r);
-            if (t == 0) tot[l_j[q]] = total;
-            __syncthreads();
-        }
-        __syncthreads(); /* every thread has read l_n before the next batch resets it */
-    }
-}
-
-template <typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP)
-    seg_scan_groups(const T *tot, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T *gsum,
-                    rs_u64 windows, const rs_u64 *runs)
+    seg_scan_marks(const void *offsets, int kind, rs_u64 S, const unsigned *flags, rs_u64 *marks, rs_u64 windows,
+                   const rs_u64 *runs)
 {
     if (flags[0]) return;
     const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
     for (rs_u64 w = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; w < wins; w += (rs_u64)gridDim.x * RS_GROUP) {
         rs_u64 seg[2], ch[2];
         const unsigned m = rs_ss_window(offsets, kind, S, w, seg, ch);
-        for (unsigned h = 0; h < m; h++) {
-            const rs_u64 o = rs_ss_off(offsets, kind, seg[h]), len = rs_ss_off(offsets, kind, seg[h] + 1) - o;
-            const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, c = ch[h];
-            if (c % RS_SS_CHAIN != 0 || c + RS_SS_CHAIN >= nch) continue;
-            T v = tot[w];
-            for (unsigned p = 1; p < RS_SS_CHAIN; p++) v = Op::combine(v, tot[w + p]);
-            gsum[w] = v;
-        }
-    }
-}
-
-template <typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP)
-    seg_scan_chain(const T *gsum, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init, T *acar,
-                   rs_u64 windows, const rs_u64 *runs)
-{
-    if (flags[0]) return;
-    const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
-    for (rs_u64 w = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; w < wins; w += (rs_u64)gridDim.x * RS_GROUP) {
-        rs_u64 seg[2], ch[2];
-        const unsigned m = rs_ss_window(offsets, kind, S, w, seg, ch);
-        for (unsigned h = 0; h < m; h++) {
-            if (ch[h] != 0) continue;
-            const rs_u64 o = rs_ss_off(offsets, kind, seg[h]), len = rs_ss_off(offsets, kind, seg[h] + 1) - o;
-            const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE;
-            T a = init;
-            for (rs_u64 g = 1; g * RS_SS_CHAIN < nch; g++) {
-                a = Op::combine(a, gsum[w + (g - 1) * RS_SS_CHAIN]);
-                acar[w + g * RS_SS_CHAIN] = a;
-            }
-        }
+        marks[2 * w] = m > 0 ? seg[0] + 1 : 0;
+        marks[2 * w + 1] = m > 1 ? seg[1] + 1 : 0;
     }
 }
 
 template <typename SRC, typename DST, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
-    seg_scan_out(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, const T *tot,
-                 const T *acar, T init, int exclusive, rs_u64 windows, const rs_u64 *runs)
+    seg_scan_single(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags,
+                    rs_sp_word_t *lb, const rs_u64 *marks, T init, int exclusive, rs_u64 windows, rs_u64 places,
+                    unsigned spins, int inplace, const rs_u64 *runs)
 {
     __shared__ __align__(16) T s[RS_SS_TILE];
     __shared__ __align__(16) T aux[RS_AUX_COARSE];
-    __shared__ rs_u64 l_j[2 * RS_SS_WB], l_base[2 * RS_SS_WB], l_c[2 * RS_SS_WB];
-    __shared__ unsigned l_cnt[2 * RS_SS_WB], l_n;
+    __shared__ __align__(16) T r[RS_GROUP];
+    __shared__ unsigned wst[RS_SP_GROUP]; /* the tile half of the window, for the slow path */
+    __shared__ T wv[RS_SP_GROUP];
+    __shared__ rs_u64 l_w, l_cmd, l_o, l_len, l_c;
+    __shared__ int l_ok;
     __shared__ T l_p;
     const unsigned t = threadIdx.x;
     if (flags[0]) return;
     const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
-    const rs_u64 batches = (wins + RS_SS_WB - 1) / RS_SS_WB;
-    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
-        if (t == 0) l_n = 0;
+    rs_sp_word_t *slots = lb + RS_SP_SLOT_BASE;
+    for (;;) {
+        if (t == 0) l_w = atomicAdd(lb, 1ull);
         __syncthreads();
-        rs_ss_list(offsets, kind, S, wins, b, t, 1, &l_n, l_j, l_base, l_c, l_cnt);
-        __syncthreads();
-        const unsigned count = l_n;
-        for (unsigned q = 0; q < count; q++) {
-            const rs_u64 jq = l_j[q], bq = l_base[q], cq = l_c[q], endq = bq + l_cnt[q];
-            rs_scan_load<T, Op>(s, in, bq, endq, RS_SS_TILE);
-            if (t == 0) {
-                const unsigned p = (unsigned)(cq % RS_SS_CHAIN);
-                const T a = cq >= RS_SS_CHAIN ? acar[jq - p] : init;
-                T v = Op::identity();
-                for (unsigned i = 0; i < p; i++) v = i == 0 ? tot[jq - p] : Op::combine(v, tot[jq - p + i]);
-                l_p = p ? Op::combine(a, v) : a;
+        const rs_u64 w = l_w;
+        if (w >= wins) break;
+        for (unsigned h = 0; h < 2; h++) {
+            if (t == 0) { /* chunk h of window w: its segment's start and length, its index */
+                const rs_u64 e = marks[2 * w + h];
+                l_len = 0;
+                if (e) {
+                    const rs_u64 o = rs_ss_off(offsets, kind, e - 1), p0 = w * RS_SS_TILE;
+                    l_o = o;
+                    l_len = rs_ss_off(offsets, kind, e) - o;
+                    l_c = o >= p0 ? 0 : (p0 - o + RS_SS_TILE - 1) / RS_SS_TILE;
+                }
             }
-            rs_block_scan_coarse<Op, false>(s, aux); /* begins and ends with a barrier */
-            rs_scan_store<T, Op>(out, s, bq, endq, RS_SS_TILE, exclusive, l_p, 1);
             __syncthreads();
+            const rs_u64 len = l_len; /* uniform: 0 when window w has no chunk h */
+            if (!len) continue;
+            const rs_u64 o = l_o, c = l_c, nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, base = o + c * RS_SS_TILE;
+            const rs_u64 end = c + 1 < nch ? base + RS_SS_TILE : o + len;
+            const rs_u64 g = c / RS_SP_GROUP;
+            const unsigned p = (unsigned)(c % RS_SP_GROUP);
+            const bool last = c + 1 == nch, split = p == RS_SP_GROUP - 1 && !last;
+            const rs_sp_frame fr = {w - c, places + (w - c) + RS_SP_GROUP - 1, RS_SP_GROUP, o};
+            rs_scan_load<T, Op>(s, in, base, end, RS_SS_TILE);
+            rs_block_scan_coarse<Op, true>(s, aux); /* begins and ends with a barrier */
+            const T own = s[RS_SS_TILE - 1];
+            T wf = Op::identity(), a = init; /* thread 0's; chunk 0 needs no look-back: P = init */
+            if (t == 0 && !last) rs_sp_put<T>(slots, w, RS_SP_AGG, own);
+            if (c > 0) { /* uniform */
+                if (t < 32) {
+                    const auto total = [&](T wj) { return Op::combine(wj, own); };
+                    const bool ok = rs_sp_warp_lookback<T, Op, 1>(slots, fr, g, p, split, total, spins, init, wst, wv,
+                                                                  &wf, &a);
+                    if (t == 0) l_ok = ok;
+                }
+                __syncthreads();
+                if (!l_ok) {
+                    rs_sp_slow<T> st;
+                    if (t == 0) {
+                        st.phase = RS_SP_PH_W;
+                        st.pending = 0;
+                        st.l = 0;
+                        st.gg = 0;
+                        st.tile = 0;
+                        st.w = st.a = st.tot = Op::identity();
+                    }
+                    T red = Op::identity();
+                    for (;;) {
+                        if (t == 0)
+                            l_cmd = rs_sp_slow_step<T, Op>(&st, slots, fr, g, p, own, wst, wv, red, spins, inplace, init);
+                        __syncthreads();
+                        const rs_u64 x = l_cmd;
+                        if (x == RS_SP_DONE) break;
+                        red = rs_sp_reduce_tile<SRC, T, Op>(in, r, fr, x, o + len, RS_SS_TILE, inplace);
+                    }
+                    if (t == 0) {
+                        wf = st.w;
+                        a = st.a;
+                    }
+                }
+            }
+            if (t == 0) {
+                l_p = p ? Op::combine(a, wf) : a;
+                if (split) rs_sp_put<T>(slots, fr.gslot(g), RS_SP_INC, Op::combine(a, Op::combine(wf, own)));
+            }
+            __syncthreads();
+            if (inplace) __threadfence(); /* S published before the input is overwritten */
+            rs_scan_store<T, Op>(out, s, base, end, RS_SS_TILE, exclusive, l_p, 1);
+            __syncthreads(); /* s, l_p and the chunk's words are refilled */
         }
-        __syncthreads(); /* every thread has read l_n and the list before the next batch */
     }
 }
 
 extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, const void *init,
                                       const void *in, void *out, int kind, const void *offsets,
-                                      unsigned long long num_segments, const unsigned *flags, void *tot, void *gsum,
-                                      void *acar, unsigned long long windows, const void *runs,
-                                      unsigned grid_segments, unsigned grid_batches, unsigned grid_windows,
-                                      cudaStream_t stream)
+                                      unsigned long long num_segments, const unsigned *flags, void *lb, void *marks,
+                                      unsigned long long windows, unsigned long long places, unsigned spins,
+                                      const void *runs, unsigned grid_segments, unsigned grid_windows,
+                                      unsigned grid_single, cudaStream_t stream)
 {
     return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
         typedef typename decltype(xt)::type X;
@@ -317,18 +294,15 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
             Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, init_v, exclusive, R);
         cudaError_t err = rs_launched();
         if (err != cudaSuccess) return err;
-        seg_scan_totals<typename Sr::type, T, Op><<<grid_batches, RS_GROUP, 0, stream>>>(
-            Sr::make(in, in_dtype), offsets, kind, num_segments, flags, (T *)tot, windows, R);
+        err = cudaMemsetAsync(lb, 0, (size_t)(RS_SP_SLOT_BASE + 4 * places) * sizeof(rs_sp_word_t), stream);
+        if (err != cudaSuccess) return err;
+        seg_scan_marks<<<grid_windows, RS_GROUP, 0, stream>>>(offsets, kind, num_segments, flags,
+                                                              static_cast<rs_u64 *>(marks), windows, R);
         if ((err = rs_launched()) != cudaSuccess) return err;
-        seg_scan_groups<T, Op><<<grid_windows, RS_GROUP, 0, stream>>>((const T *)tot, offsets, kind, num_segments,
-                                                                     flags, (T *)gsum, windows, R);
-        if ((err = rs_launched()) != cudaSuccess) return err;
-        seg_scan_chain<T, Op><<<grid_windows, RS_GROUP, 0, stream>>>((const T *)gsum, offsets, kind, num_segments,
-                                                                     flags, init_v, (T *)acar, windows, R);
-        if ((err = rs_launched()) != cudaSuccess) return err;
-        seg_scan_out<typename Sr::type, typename D::type, T, Op><<<grid_batches, RS_GROUP, 0, stream>>>(
-            Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, (const T *)tot,
-            (const T *)acar, init_v, exclusive, windows, R);
+        seg_scan_single<typename Sr::type, typename D::type, T, Op><<<grid_single, RS_GROUP, 0, stream>>>(
+            Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags,
+            static_cast<rs_sp_word_t *>(lb), static_cast<const rs_u64 *>(marks), init_v, exclusive, windows, places,
+            spins, in == out, R);
         return rs_launched();
     });
 }

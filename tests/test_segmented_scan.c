@@ -21,7 +21,10 @@
  *                    runs that are not adjacent), blocking / _async (R read on the device), in place, a widening;
  *                    its errors (keys shorter than n, float keys, out == keys, ...)
  *   workspace        the _async forms after redscan_reserve in a fresh context: scan by key with R << n and R = n,
- *                    a segmented scan over 2n segments; in fault-injection builds, no allocation (workspace_case) */
+ *                    a segmented scan over 2n segments; in fault-injection builds, no allocation (workspace_case)
+ *   modes            the chunk path's look-back forced to its slow path (REDSCAN_SINGLE_PASS_SPINS=0 and 1) and
+ *                    OpenCL's multi-pass path (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass): the same bits; the knobs'
+ *                    bad values in `errors` */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,6 +360,25 @@ static void errors(void)
             CHECK_MEM(back, fill, 40, "async faulty offsets: the output");
         redscan_buffer_destroy(h_ctx, fb);
     }
+    /* the testing knobs: a bad value is refused naming the variable, before anything is written; multi_pass is
+     * OpenCL's path only (CUDA: UNSUPPORTED) */
+    static const char *const knobs[][2] = {{"REDSCAN_SEGMENTED_SCAN_PATH", "bogus"},
+                                           {"REDSCAN_SINGLE_PASS_SPINS", "many"}};
+    for (size_t k = 0; k < 2; k++) {
+        char *saved = h_env_swap(knobs[k][0], knobs[k][1]);
+        expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, S, out), BAD, knobs[k][0], knobs[k][0]);
+        h_env_restore(knobs[k][0], saved);
+        if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 40), "read"))
+            CHECK_MEM(back, fill, 40, "bad knob: the output");
+    }
+    if (!strcmp(redscan_backend_name(h_ctx), "cuda")) {
+        char *saved = h_env_swap("REDSCAN_SEGMENTED_SCAN_PATH", "multi_pass");
+        expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, S, out), REDSCAN_ERR_UNSUPPORTED,
+               "multi_pass on CUDA", "REDSCAN_SEGMENTED_SCAN_PATH");
+        h_env_restore("REDSCAN_SEGMENTED_SCAN_PATH", saved);
+        if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 40), "read"))
+            CHECK_MEM(back, fill, 40, "multi_pass on CUDA: the output");
+    }
     int32_t got[10];
     static const int32_t want[10] = {1, 3, 3, 7, 12, 18, 25, 8, 17, 27};
     if (CHECK_OK(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, S, out), "after errors") &&
@@ -669,5 +691,30 @@ int main(void)
     }
     workspace_case();
     printf("scan by key: %.1f s\n", h_now() - t0);
+
+    /* the chunk path's other modes, the same bits: the look-back's slow path alone (spins = 0: every prefix value
+     * computed from the input by the waiting group) and mixed with published values (spins = 1), and OpenCL's
+     * multi-pass path (devices without 64-bit atomics) */
+    t0 = h_now();
+    static const struct {
+        const char *var, *value;
+        int opencl_only;
+    } modes[] = {{"REDSCAN_SINGLE_PASS_SPINS", "0", 0},
+                 {"REDSCAN_SINGLE_PASS_SPINS", "1", 0},
+                 {"REDSCAN_SEGMENTED_SCAN_PATH", "multi_pass", 1}};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        if (modes[m].opencl_only && strcmp(redscan_backend_name(h_ctx), "opencl") != 0) continue;
+        char *saved = h_env_swap(modes[m].var, modes[m].value);
+        printf("mode %s=%s\n", modes[m].var, modes[m].value);
+        const opts o1 = {0, 1, 0, 0, 0}, o2 = {1, 0, 0, 1, 0}, o3 = {0, 0, 1, 0, 0};
+        /* a segment of two groups of 32 chunks (the chain), chunk edges, short ones around */
+        scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_MIXED, REDSCAN_UINT64, 64, mixed_big, o1);
+        scan_case(REDSCAN_MAX, REDSCAN_INT32, REDSCAN_INT32, LAY_MIXED, REDSCAN_INT32, 64, 3 * 32 * 2048 + 7, o2);
+        scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_POWER, REDSCAN_INT64, cap / 4, 70000, o3);
+        const opts ok = {0, 1, 0, 1, 0};
+        bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_INT32, LAY_HUGE, 4, 5 * 2048 * 32 + 3, ok);
+        h_env_restore(modes[m].var, saved);
+    }
+    printf("modes: %.1f s\n", h_now() - t0);
     return h_done();
 }
