@@ -77,13 +77,18 @@ __device__ __forceinline__ unsigned rs_ss_window(const void *offsets, int kind, 
     return m;
 }
 
-/* rs_ss_team of segmented_scan.cl by one warp (lane = threadIdx.x % 32, aux: the warp's 256 values): phase 1 per
- * sub-section tt = lane + 32r, phase 2 by rs_kogge_stone_256_warp (the block's Kogge-Stone steps over aux[0..255],
- * the same combinations as the twin's local-memory steps, scan_coarsened.cuh), phase 3 folding the sub-section
- * again. No block barrier: the warp's own. */
+/* rs_ss_team of segmented_scan.cl by one warp (lane = threadIdx.x % 32, aux: the warp's 256 values, stage: 256 more):
+ * phase 1 per sub-section tt = lane + 32r, phase 2 by rs_kogge_stone_256_warp (the block's Kogge-Stone steps over
+ * aux[0..255], the same combinations as the twin's local-memory steps, scan_coarsened.cuh), phase 3 folding the
+ * sub-section again. CUDA-only, order unchanged: a row of 256 values (sub-sections 32r .. 32r + 31) is read and
+ * written through `stage` with coalesced accesses (value 32k + lane of the row by lane, k = 0..7) instead of each
+ * lane's 8 contiguous values (a 32-byte stride between lanes: on the H100 a segment of 1000 values took about as
+ * long as a 2048-value chunk of the long path). Every lane then reads its sub-section from `stage`, so the values it
+ * combines are those of the twin. The whole row is read before any of it is written: in place stays safe. No block
+ * barrier: the warp's own. */
 template <typename T, class Op, typename SRC, typename DST>
-__device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, unsigned lane, rs_u64 o, unsigned len, T init,
-                                           int exclusive)
+__device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, unsigned lane, rs_u64 o, unsigned len,
+                                           T init, int exclusive)
 {
     const unsigned rows = (len + RS_GROUP - 1) / RS_GROUP;
 #pragma unroll
@@ -93,10 +98,16 @@ __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, unsigned lan
         if (r < rows) {
 #pragma unroll
             for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-                const unsigned i = tt * RS_COARSE_ITEMS + k;
-                const T x = i < len ? rs_load<T>(in, o + i) : Op::identity();
+                const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
+                stage[k * RS_SS_TEAM + lane] = i < len ? rs_load<T>(in, o + i) : Op::identity();
+            }
+            __syncwarp();
+#pragma unroll
+            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+                const T x = stage[lane * RS_COARSE_ITEMS + k];
                 acc = k == 0 ? x : Op::combine(acc, x);
             }
+            __syncwarp(); /* stage is refilled by the next row */
         }
         aux[tt] = acc;
     }
@@ -104,17 +115,33 @@ __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, unsigned lan
     rs_kogge_stone_256_warp<Op>(aux);
     __syncwarp();
     for (unsigned r = 0; r < rows; r++) {
-        const unsigned tt = lane + RS_SS_TEAM * r, first = tt * RS_COARSE_ITEMS;
-        if (first >= len) continue;
+        const unsigned tt = lane + RS_SS_TEAM * r;
+#pragma unroll
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+            const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
+            stage[k * RS_SS_TEAM + lane] = i < len ? rs_load<T>(in, o + i) : Op::identity();
+        }
+        __syncwarp();
         const T carry = tt > 0 ? aux[tt - 1] : Op::identity();
-        T acc = Op::identity(), prev = carry;
-        for (unsigned k = 0; k < RS_COARSE_ITEMS && first + k < len; k++) {
-            const T x = rs_load<T>(in, o + first + k);
+        T acc = Op::identity(), prev = carry, y[RS_COARSE_ITEMS];
+#pragma unroll
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) { /* values past len are computed and never stored */
+            const T x = stage[lane * RS_COARSE_ITEMS + k];
             acc = k == 0 ? x : Op::combine(acc, x);
             const T l = k == RS_COARSE_ITEMS - 1 ? aux[tt] : tt > 0 ? Op::combine(carry, acc) : acc;
-            rs_put(out, o + first + k, rs_out<Op>(Op::combine(init, exclusive ? prev : l)));
+            y[k] = rs_out<Op>(Op::combine(init, exclusive ? prev : l));
             prev = l;
         }
+        __syncwarp(); /* every lane has read its sub-section */
+#pragma unroll
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) stage[lane * RS_COARSE_ITEMS + k] = y[k];
+        __syncwarp();
+#pragma unroll
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+            const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
+            if (i < len) rs_put(out, o + i, stage[k * RS_SS_TEAM + lane]);
+        }
+        __syncwarp(); /* stage is refilled by the next row */
     }
     __syncwarp(); /* aux is refilled by the warp's next segment */
 }
@@ -125,6 +152,7 @@ __global__ void __launch_bounds__(RS_GROUP)
                    int exclusive, const rs_u64 *runs)
 {
     __shared__ T aux[RS_SS_TEAMS * RS_GROUP];
+    __shared__ T stage[RS_SS_TEAMS * RS_GROUP]; /* a row of 256 values per warp, rs_ss_team */
     __shared__ rs_u64 l_base[RS_GROUP];
     __shared__ unsigned l_len[RS_GROUP], l_n;
     const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
@@ -155,7 +183,8 @@ __global__ void __launch_bounds__(RS_GROUP)
         __syncthreads();
         const unsigned m = l_n;
         for (unsigned e = w; e < m; e += RS_SS_TEAMS)
-            rs_ss_team<T, Op>(in, out, aux + w * RS_GROUP, lane, l_base[e], l_len[e], init, exclusive);
+            rs_ss_team<T, Op>(in, out, aux + w * RS_GROUP, stage + w * RS_GROUP, lane, l_base[e], l_len[e], init,
+                              exclusive);
         __syncthreads(); /* every thread has read l_n and the list before the next batch */
     }
 }
