@@ -80,27 +80,25 @@ __device__ __forceinline__ unsigned rs_ss_window(const void *offsets, int kind, 
 /* rs_ss_team of segmented_scan.cl by one warp (lane = threadIdx.x % 32, aux: the warp's 256 values, stage: 256 more):
  * phase 1 per sub-section tt = lane + 32r, phase 2 by rs_kogge_stone_256_warp (the block's Kogge-Stone steps over
  * aux[0..255], the same combinations as the twin's local-memory steps, scan_coarsened.cuh), phase 3 folding the
- * sub-section again. CUDA-only, order unchanged: a row of 256 values (sub-sections 32r .. 32r + 31) is read and
- * written through `stage` with coalesced accesses (value 32k + lane of the row by lane, k = 0..7) instead of each
- * lane's 8 contiguous values (a 32-byte stride between lanes: on the H100 a segment of 1000 values took about as
- * long as a 2048-value chunk of the long path). Every lane then reads its sub-section from `stage`, so the values it
- * combines are those of the twin. The whole row is read before any of it is written: in place stays safe. No block
+ * sub-section again. CUDA-only, order unchanged: a whole row of 256 values (sub-sections 32r .. 32r + 31) is read
+ * and written through `stage` with coalesced accesses (value 32k + lane of the row by lane, k = 0..7) instead of each
+ * lane's 8 contiguous values (a 32-byte stride between lanes; H100, 2^28 values in segments of 1000: 3.30 -> 1.45 ms);
+ * the last, partial row keeps the lane's own accesses (staging every row made the many short medium segments of the
+ * power-law and one-element distributions 1.6x slower). Every lane reads its sub-section from `stage`, so the values
+ * it combines are those of the twin. A row is read before any of it is written: in place stays safe. No block
  * barrier: the warp's own. */
 template <typename T, class Op, typename SRC, typename DST>
 __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, unsigned lane, rs_u64 o, unsigned len,
                                            T init, int exclusive)
 {
-    const unsigned rows = (len + RS_GROUP - 1) / RS_GROUP;
-#pragma unroll
+    const unsigned rows = (len + RS_GROUP - 1) / RS_GROUP, full = len / RS_GROUP; /* rows, and whole rows */
     for (unsigned r = 0; r < RS_SS_TEAMS; r++) {
         const unsigned tt = lane + RS_SS_TEAM * r;
         T acc = Op::identity();
-        if (r < rows) {
+        if (r < full) { /* uniform: a whole row through stage */
 #pragma unroll
-            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-                const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
-                stage[k * RS_SS_TEAM + lane] = i < len ? rs_load<T>(in, o + i) : Op::identity();
-            }
+            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+                stage[k * RS_SS_TEAM + lane] = rs_load<T>(in, o + r * RS_GROUP + k * RS_SS_TEAM + lane);
             __syncwarp();
 #pragma unroll
             for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
@@ -108,6 +106,12 @@ __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, un
                 acc = k == 0 ? x : Op::combine(acc, x);
             }
             __syncwarp(); /* stage is refilled by the next row */
+        } else if (r < rows) { /* the last, partial row: each lane its own values */
+            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+                const unsigned i = tt * RS_COARSE_ITEMS + k;
+                const T x = i < len ? rs_load<T>(in, o + i) : Op::identity();
+                acc = k == 0 ? x : Op::combine(acc, x);
+            }
         }
         aux[tt] = acc;
     }
@@ -115,33 +119,37 @@ __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, un
     rs_kogge_stone_256_warp<Op>(aux);
     __syncwarp();
     for (unsigned r = 0; r < rows; r++) {
-        const unsigned tt = lane + RS_SS_TEAM * r;
-#pragma unroll
-        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-            const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
-            stage[k * RS_SS_TEAM + lane] = i < len ? rs_load<T>(in, o + i) : Op::identity();
-        }
-        __syncwarp();
+        const unsigned tt = lane + RS_SS_TEAM * r, first = tt * RS_COARSE_ITEMS;
         const T carry = tt > 0 ? aux[tt - 1] : Op::identity();
-        T acc = Op::identity(), prev = carry, y[RS_COARSE_ITEMS];
+        T acc = Op::identity(), prev = carry;
+        if (r < full) { /* uniform */
 #pragma unroll
-        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) { /* values past len are computed and never stored */
-            const T x = stage[lane * RS_COARSE_ITEMS + k];
+            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+                stage[k * RS_SS_TEAM + lane] = rs_load<T>(in, o + r * RS_GROUP + k * RS_SS_TEAM + lane);
+            __syncwarp();
+            /* a lane's sub-section is read and rewritten by that lane alone */
+            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+                const T x = stage[lane * RS_COARSE_ITEMS + k];
+                acc = k == 0 ? x : Op::combine(acc, x);
+                const T l = k == RS_COARSE_ITEMS - 1 ? aux[tt] : tt > 0 ? Op::combine(carry, acc) : acc;
+                stage[lane * RS_COARSE_ITEMS + k] = rs_out<Op>(Op::combine(init, exclusive ? prev : l));
+                prev = l;
+            }
+            __syncwarp(); /* the row's results, for the coalesced stores */
+#pragma unroll
+            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+                rs_put(out, o + r * RS_GROUP + k * RS_SS_TEAM + lane, stage[k * RS_SS_TEAM + lane]);
+            __syncwarp(); /* stage is refilled by the next row */
+            continue;
+        }
+        if (first >= len) continue;
+        for (unsigned k = 0; k < RS_COARSE_ITEMS && first + k < len; k++) {
+            const T x = rs_load<T>(in, o + first + k);
             acc = k == 0 ? x : Op::combine(acc, x);
             const T l = k == RS_COARSE_ITEMS - 1 ? aux[tt] : tt > 0 ? Op::combine(carry, acc) : acc;
-            y[k] = rs_out<Op>(Op::combine(init, exclusive ? prev : l));
+            rs_put(out, o + first + k, rs_out<Op>(Op::combine(init, exclusive ? prev : l)));
             prev = l;
         }
-        __syncwarp(); /* every lane has read its sub-section */
-#pragma unroll
-        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) stage[lane * RS_COARSE_ITEMS + k] = y[k];
-        __syncwarp();
-#pragma unroll
-        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-            const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
-            if (i < len) rs_put(out, o + i, stage[k * RS_SS_TEAM + lane]);
-        }
-        __syncwarp(); /* stage is refilled by the next row */
     }
     __syncwarp(); /* aux is refilled by the warp's next segment */
 }
