@@ -15,7 +15,8 @@
  *   up to RS_SS_TILE = 2048   one team of 32 work-items (RS_SS_TEAM): one chunk, P = init; lane l plays the block's
  *                             work-items l + 32r (r = 0..7): phase 1 per sub-section, the Kogge-Stone steps of
  *                             phase 2 over the team's 256 sub-section totals in local memory, phase 3 (rs_ss_team);
- *   longer                    the chunk path below (seg_scan_totals .. seg_scan_out).
+ *   longer                    the chunk path: in one pass (seg_scan_marks, seg_scan_single: the end of this file)
+ *                             where the compiler has 64-bit atomics, else seg_scan_totals .. seg_scan_out below.
  * seg_scan_short does the first two classes segment-major: a work-item per segment, offsets[s] and offsets[s+1] read
  * coalesced, the medium ones listed in local memory for the group's 8 teams.
  *
