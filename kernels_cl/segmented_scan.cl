@@ -414,8 +414,10 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_singl
             }
             barrier(CLK_LOCAL_MEM_FENCE);
             const ulong len = l_len; /* uniform: 0 when window w has no chunk h */
+            const ulong o = len ? l_o : 0, c = len ? l_c : 0;
+            barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has read them before work-item 0 writes chunk h + 1's */
             for (uint q = 0; q < (len ? 1u : 0u); q++) {
-                const ulong o = l_o, c = l_c, nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, base = o + c * RS_SS_TILE;
+                const ulong nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, base = o + c * RS_SS_TILE;
                 const ulong end = c + 1 < nch ? base + RS_SS_TILE : o + len;
                 const ulong g = c / RS_SP_GROUP;
                 const uint p = (uint)(c % RS_SP_GROUP);

@@ -254,8 +254,10 @@ __global__ void __launch_bounds__(RS_GROUP)
             }
             __syncthreads();
             const rs_u64 len = l_len; /* uniform: 0 when window w has no chunk h */
+            const rs_u64 o = len ? l_o : 0, c = len ? l_c : 0;
+            __syncthreads(); /* every thread has read them before thread 0 writes chunk h + 1's */
             if (!len) continue;
-            const rs_u64 o = l_o, c = l_c, nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, base = o + c * RS_SS_TILE;
+            const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, base = o + c * RS_SS_TILE;
             const rs_u64 end = c + 1 < nch ? base + RS_SS_TILE : o + len;
             const rs_u64 g = c / RS_SP_GROUP;
             const unsigned p = (unsigned)(c % RS_SP_GROUP);
