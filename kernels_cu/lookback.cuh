@@ -318,4 +318,37 @@ __device__ T rs_sp_reduce_tile(SRC in, T *r, const rs_sp_frame &fr, rs_u64 x, rs
     return rs_scan_tree_total<T, Op>(r); /* scan_io.cuh */
 }
 
+/* The whole block: the slow path after a failed warp look-back (thread 0 steps rs_sp_slow_step, the block reduces
+ * each tile it returns, bounded by n), as kernels_cl/lookback.clh's rs_sp_lookback ends. Thread 0's *w and *a get W
+ * and A(g-1). r: RS_GROUP values; cmd: a shared word. */
+template <typename SRC, typename T, class Op>
+__device__ __forceinline__ void rs_sp_slow_path(SRC in, rs_u64 n, unsigned section, rs_sp_word_t *slots,
+                                                const rs_sp_frame &fr, rs_u64 g, unsigned p, T own,
+                                                const unsigned *wst, const T *wv, unsigned spins, int inplace, T init,
+                                                T *r, rs_u64 *cmd, T *w, T *a)
+{
+    const unsigned t = threadIdx.x;
+    rs_sp_slow<T> st;
+    if (t == 0) {
+        st.phase = RS_SP_PH_W;
+        st.pending = 0;
+        st.l = 0;
+        st.gg = 0;
+        st.tile = 0;
+        st.w = st.a = st.tot = Op::identity();
+    }
+    T red = Op::identity();
+    for (;;) {
+        if (t == 0) *cmd = rs_sp_slow_step<T, Op>(&st, slots, fr, g, p, own, wst, wv, red, spins, inplace, init);
+        __syncthreads();
+        const rs_u64 x = *cmd;
+        if (x == RS_SP_DONE) break;
+        red = rs_sp_reduce_tile<SRC, T, Op>(in, r, fr, x, n, section, inplace);
+    }
+    if (t == 0) {
+        *w = st.w;
+        *a = st.a;
+    }
+}
+
 #endif /* RS_LOOKBACK_CUH */

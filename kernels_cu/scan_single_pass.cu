@@ -91,29 +91,9 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
             if (t == 0) ok_l = ok;
         }
         __syncthreads();
-        if (!ok_l) {
-            rs_sp_slow<T> st;
-            if (t == 0) {
-                st.phase = RS_SP_PH_W;
-                st.pending = 0;
-                st.l = 0;
-                st.gg = 0;
-                st.tile = 0;
-                st.w = st.a = st.tot = Op::identity();
-            }
-            T red = Op::identity();
-            for (;;) {
-                if (t == 0) cmd_l = rs_sp_slow_step<T, Op>(&st, slots, fr, g, p, own, wst, wv, red, spins, inplace, init);
-                __syncthreads();
-                const rs_u64 c = cmd_l;
-                if (c == RS_SP_DONE) break;
-                red = rs_sp_reduce_tile<SRC, T, Op>(in, r, fr, c, n, B::SECTION, inplace);
-            }
-            if (t == 0) {
-                w = st.w;
-                a = st.a;
-            }
-        }
+        if (!ok_l)
+            rs_sp_slow_path<SRC, T, Op>(in, n, B::SECTION, slots, fr, g, p, own, wst, wv, spins, inplace, init, r,
+                                        &cmd_l, &w, &a);
         if (t == 0) {
             p_l[0] = p ? Op::combine(a, w) : a;
             if (split) rs_sp_put<T>(slots, fr.gslot(g), RS_SP_INC, Op::combine(a, Op::combine(w, own)));
@@ -280,29 +260,9 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
             if (t == 0) ok_l = ok;
         }
         __syncthreads();
-        if (!ok_l) {
-            rs_sp_slow<T> st;
-            if (t == 0) {
-                st.phase = RS_SP_PH_W;
-                st.pending = 0;
-                st.l = 0;
-                st.gg = 0;
-                st.tile = 0;
-                st.w = st.a = st.tot = Op::identity();
-            }
-            T red = Op::identity();
-            for (;;) {
-                if (t == 0) cmd_l = rs_sp_slow_step<T, Op>(&st, slots, fr, g, p, own[0], wst, wv, red, spins, inplace, init);
-                __syncthreads();
-                const rs_u64 c = cmd_l;
-                if (c == RS_SP_DONE) break;
-                red = rs_sp_reduce_tile<rs_nsrc<T>, T, Op>(in, r, fr, c, n, SECTION, inplace);
-            }
-            if (t == 0) {
-                w = st.w;
-                a = st.a;
-            }
-        }
+        if (!ok_l)
+            rs_sp_slow_path<rs_nsrc<T>, T, Op>(in, n, SECTION, slots, fr, g, p, own[0], wst, wv, spins, inplace, init,
+                                               r, &cmd_l, &w, &a);
         if (t == 0) { /* W(j + q + 1) = W(j + q) (+) S[j + q], W(j) empty when p = 0 */
             T wq = w;
 #pragma unroll

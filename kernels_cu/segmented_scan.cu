@@ -276,30 +276,9 @@ __global__ void __launch_bounds__(RS_GROUP)
                     if (t == 0) l_ok = ok;
                 }
                 __syncthreads();
-                if (!l_ok) {
-                    rs_sp_slow<T> st;
-                    if (t == 0) {
-                        st.phase = RS_SP_PH_W;
-                        st.pending = 0;
-                        st.l = 0;
-                        st.gg = 0;
-                        st.tile = 0;
-                        st.w = st.a = st.tot = Op::identity();
-                    }
-                    T red = Op::identity();
-                    for (;;) {
-                        if (t == 0)
-                            l_cmd = rs_sp_slow_step<T, Op>(&st, slots, fr, g, p, own, wst, wv, red, spins, inplace, init);
-                        __syncthreads();
-                        const rs_u64 x = l_cmd;
-                        if (x == RS_SP_DONE) break;
-                        red = rs_sp_reduce_tile<SRC, T, Op>(in, r, fr, x, o + len, RS_SS_TILE, inplace);
-                    }
-                    if (t == 0) {
-                        wf = st.w;
-                        a = st.a;
-                    }
-                }
+                if (!l_ok)
+                    rs_sp_slow_path<SRC, T, Op>(in, o + len, RS_SS_TILE, slots, fr, g, p, own, wst, wv, spins, inplace,
+                                                init, r, &l_cmd, &wf, &a);
             }
             if (t == 0) {
                 l_p = p ? Op::combine(a, wf) : a;
