@@ -10,9 +10,12 @@
  *   4. float16 / bfloat16 min / max with the extremes (65504, subnormals, infinities, a NaN), every algorithm;
  *   5. argmin / argmax and top-k of all six types (ties, NaN), mean, and the _async forms;
  *   6. float16 / bfloat16 sum and max scans over 37 look-back groups of random values, bit for bit against the
- *      documented AUTO order.
+ *      documented AUTO order;
+ *   7. int8 / uint8 / int16 / uint16 AUTO scans over 37 look-back groups: widened and not, in place, and with the
+ *      look-back sent to its slow path (REDSCAN_SINGLE_PASS_SPINS=0 / 1).
  * A backend without narrow kernels refuses them with REDSCAN_ERR_UNSUPPORTED: the program then reports a skip with
  * that reason, never a pass. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -528,6 +531,81 @@ static void long_scans(void)
     free(x), free(got), free(want);
 }
 
+/* ---- 7. integer scans across many look-back groups, in place, and the look-back's slow path ----
+ * The CUDA backend's narrow single-pass kernel takes 16 KiB of input per ticket (8 tiles of int8, 4 of a 16-bit
+ * type) and copies the next ticket's input while it scans the current one: n spans 37 groups of 32 tiles and ends in
+ * a partial tile and a partial ticket. In place, the next ticket's input is read while this one's output is written.
+ * REDSCAN_SINGLE_PASS_SPINS=0 / 1 send the look-back to its slow path, which reduces other tickets' tiles from the
+ * input (integer sums and max: any order gives these bits, so the reference is the plain left fold). */
+static void long_int_scans(void)
+{
+    enum { N = 37 * 32 * 2048 + 1001 };
+    const size_t n = N;
+    unsigned char *x = malloc(n * 2), *got = malloc(n * 4), *io = malloc(n * 2);
+    uint64_t *want = malloc(n * sizeof *want);
+    if (!x || !got || !io || !want) {
+        CHECK(0, "out of host memory");
+        free(x), free(got), free(io), free(want);
+        return;
+    }
+    static const struct {
+        redscan_dtype dt, odt;
+        redscan_op op;
+        const char *spins; /* REDSCAN_SINGLE_PASS_SPINS, NULL: unset */
+        int inplace;
+    } cases[] = {
+        {REDSCAN_INT8, REDSCAN_INT8, REDSCAN_SUM, NULL, 0},     {REDSCAN_INT8, REDSCAN_INT32, REDSCAN_SUM, NULL, 0},
+        {REDSCAN_INT8, REDSCAN_INT8, REDSCAN_MAX, NULL, 0},     {REDSCAN_UINT16, REDSCAN_UINT16, REDSCAN_SUM, NULL, 0},
+        {REDSCAN_UINT8, REDSCAN_UINT8, REDSCAN_SUM, NULL, 1},   {REDSCAN_INT16, REDSCAN_INT16, REDSCAN_MIN, NULL, 1},
+        {REDSCAN_INT8, REDSCAN_INT8, REDSCAN_SUM, "0", 0},      {REDSCAN_INT8, REDSCAN_INT8, REDSCAN_SUM, "1", 1},
+        {REDSCAN_UINT16, REDSCAN_UINT32, REDSCAN_MAX, "0", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const redscan_dtype dt = cases[c].dt, odt = cases[c].odt;
+        const redscan_op op = cases[c].op;
+        const size_t es = redscan_dtype_size(dt);
+        h_rng r;
+        h_rng_init(&r, h_seed(71, c, n, 0, 0, 0));
+        for (size_t i = 0; i < n * es; i++) x[i] = (unsigned char)h_rng_u64(&r);
+        for (int excl = 0; excl < 2; excl++) {
+            if (cases[c].inplace && excl) continue;
+            if (!h_case("%s %s -> %s, n = %zu, %s AUTO scan%s%s%s", redscan_dtype_name(dt), redscan_op_name(op),
+                        redscan_dtype_name(odt), n, excl ? "exclusive (init 5)" : "inclusive",
+                        cases[c].inplace ? ", in place" : "", cases[c].spins ? ", spins " : "",
+                        cases[c].spins ? cases[c].spins : ""))
+                continue;
+            uint64_t acc = excl ? 5 : iidentity(op, odt);
+            for (size_t i = 0; i < n; i++) {
+                const uint64_t v = iwrap(odt, (uint64_t)iload(dt, x, i));
+                if (excl) want[i] = acc;
+                acc = icombine(op, odt, acc, v);
+                if (!excl) want[i] = acc;
+            }
+            const uint64_t init = 5;
+            redscan_scan_desc sd = {op, dt, odt == dt ? (redscan_dtype)0 : odt, excl, excl ? &init : NULL,
+                                    REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+            if (cases[c].spins) setenv("REDSCAN_SINGLE_PASS_SPINS", cases[c].spins, 1);
+            unsigned char *dst = got;
+            redscan_status st;
+            if (cases[c].inplace) {
+                memcpy(io, x, n * es);
+                st = redscan_scan_host_ex(h_ctx, &sd, io, io, n);
+                dst = io;
+            } else {
+                st = redscan_scan_host_ex(h_ctx, &sd, x, got, n);
+            }
+            unsetenv("REDSCAN_SINGLE_PASS_SPINS");
+            if (!CHECK_OK(st, "scan")) continue;
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < n; i++)
+                if (ibits(odt, dst, i) != want[i] && bad++ == 0) first = i;
+            CHECK(bad == 0, "%zu outputs differ (first at %zu: 0x%llx, want 0x%llx)", bad, first,
+                  (unsigned long long)ibits(odt, dst, first), (unsigned long long)want[first]);
+        }
+    }
+    free(x), free(got), free(io), free(want);
+}
+
 int main(void)
 {
     h_open("test_narrow");
@@ -545,5 +623,6 @@ int main(void)
     if (h_shard(3)) float_extremes();
     if (h_shard(4)) selection();
     if (h_shard(5)) long_scans();
+    if (h_shard(6)) long_int_scans();
     return h_done();
 }
