@@ -1,7 +1,9 @@
 /* Segmented scan (docs/ALGORITHMS.md, "Segmented scans"). Twin: kernels_cl/segmented_scan.cl, whose header explains
  * the work division (seg_scan_short for the segments of up to 2048 elements: a thread, or a warp as the twin's team
  * of 32; windows of 2048 elements for the longer ones), the kernels and the order of combination; the same
- * constants, classes, windows, places and order here. seg_check is segmented.cu's (rs_cu_seg_check).
+ * constants, classes, windows, places and order here. CUDA-only: a medium segment of up to 256 elements takes a
+ * group of 8, 16 or 32 lanes (rs_ss_group) with the team's combinations. seg_check is segmented.cu's
+ * (rs_cu_seg_check).
  *
  * The long segments' chunks take the single-pass path only (seg_scan_marks, seg_scan_single; the twin keeps its
  * four-kernel path for devices without 64-bit atomics). Template instances stay lean: the two kernels that read the
@@ -154,21 +156,67 @@ __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, un
     __syncwarp(); /* aux is refilled by the warp's next segment */
 }
 
+/* A segment of RS_SS_SHORT + 1 .. 8 W values (W = 8, 16 or 32) by a group of W lanes, 32 / W segments per warp at
+ * once (CUDA-only work division; the team above took a whole warp and the 256-entry steps for each, and most of
+ * its lanes had nothing to do in the one-element-heavy and power-law distributions). Lane u of the group is the
+ * team's sub-section u: its values 8u .. 8u+7 folded left to right (the identity past len, as the team pads), the
+ * Kogge-Stone steps d = 1 .. W/2 over the group's W totals by shuffles within the group, and phase 3 as the team's
+ * partial row. The segment has at most W sub-sections, so the team's steps d >= W change none of the entries used
+ * and the entries past the segment are the identity: every combination is the team's (and so the twin's), the
+ * same bits. Every lane of the warp calls this (the shuffles), `live` false where the group has no segment. */
+template <unsigned W, typename T, class Op, typename SRC, typename DST>
+__device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o, unsigned len, T init, int exclusive)
+{
+    const unsigned u = threadIdx.x % W, first = u * RS_COARSE_ITEMS;
+    T acc = Op::identity();
+    if (live) {
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+            const unsigned i = first + k;
+            const T x = i < len ? rs_load<T>(in, o + i) : Op::identity();
+            acc = k == 0 ? x : Op::combine(acc, x);
+        }
+    }
+    T v = acc; /* the team's aux[u] after its steps */
+#pragma unroll
+    for (unsigned d = 1; d < W; d <<= 1) {
+        const T left = __shfl_up_sync(0xffffffffu, v, d, W);
+        if (u >= d) v = Op::combine(left, v);
+    }
+    const T before = __shfl_up_sync(0xffffffffu, v, 1, W);
+    if (!live || first >= len) return;
+    const T carry = u > 0 ? before : Op::identity();
+    T prev = carry;
+    acc = Op::identity();
+    for (unsigned k = 0; k < RS_COARSE_ITEMS && first + k < len; k++) {
+        const T x = rs_load<T>(in, o + first + k);
+        acc = k == 0 ? x : Op::combine(acc, x);
+        const T l = k == RS_COARSE_ITEMS - 1 ? v : u > 0 ? Op::combine(carry, acc) : acc;
+        rs_put(out, o + first + k, rs_out<Op>(Op::combine(init, exclusive ? prev : l)));
+        prev = l;
+    }
+}
+
+/* Blocks per SM: without a bound ptxas gave the integer min / max instances 128 registers after the lane groups came
+ * (64 at most before). 6 for a 4-byte T (40 registers, no spills), 4 for an 8-byte one (6 made 64-bit instances
+ * spill). */
 template <typename SRC, typename DST, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP)
+__global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 6 : 4)
     seg_scan_short(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init,
                    int exclusive, const rs_u64 *runs)
 {
     __shared__ T aux[RS_SS_TEAMS * RS_GROUP];
     __shared__ T stage[RS_SS_TEAMS * RS_GROUP]; /* a row of 256 values per warp, rs_ss_team */
-    __shared__ rs_u64 l_base[RS_GROUP];
-    __shared__ unsigned l_len[RS_GROUP], l_n;
+    /* the batch's medium segments by class: 9..64, 65..128 and 129..256 values (groups of 8, 16 and 32 lanes),
+     * 257..2048 (a warp each) */
+    __shared__ rs_u64 l_base[4][RS_GROUP];
+    __shared__ unsigned short l_len[4][RS_GROUP];
+    __shared__ unsigned l_n[4];
     const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
     if (flags[0]) return;
     if (runs && *runs < S) S = *runs;
     const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
     for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
-        if (t == 0) l_n = 0;
+        if (t < 4) l_n[t] = 0;
         __syncthreads();
         const rs_u64 s = b * RS_GROUP + t;
         if (s < S) {
@@ -183,17 +231,30 @@ __global__ void __launch_bounds__(RS_GROUP)
                            rs_out<Op>(Op::combine(init, exclusive ? (i == 0 ? Op::identity() : prev) : acc)));
                 }
             } else if (len <= RS_SS_TILE) {
-                const unsigned at = atomicAdd(&l_n, 1u);
-                l_base[at] = o;
-                l_len[at] = (unsigned)len;
+                const unsigned c = len <= 8 * RS_SS_SHORT ? 0 : len <= 16 * RS_SS_SHORT ? 1 : len <= RS_GROUP ? 2 : 3;
+                const unsigned at = atomicAdd(&l_n[c], 1u);
+                l_base[c][at] = o;
+                l_len[c][at] = (unsigned short)len;
             }
         }
         __syncthreads();
-        const unsigned m = l_n;
-        for (unsigned e = w; e < m; e += RS_SS_TEAMS)
-            rs_ss_team<T, Op>(in, out, aux + w * RS_GROUP, stage + w * RS_GROUP, lane, l_base[e], l_len[e], init,
+        const unsigned m0 = l_n[0], m1 = l_n[1], m2 = l_n[2], m3 = l_n[3];
+        for (unsigned e0 = w * 4; e0 < m0; e0 += RS_SS_TEAMS * 4) { /* uniform per warp */
+            const unsigned e = e0 + lane / 8;
+            rs_ss_group<8, T, Op>(in, out, e < m0, e < m0 ? l_base[0][e] : 0, e < m0 ? l_len[0][e] : 0, init,
+                                  exclusive);
+        }
+        for (unsigned e0 = w * 2; e0 < m1; e0 += RS_SS_TEAMS * 2) {
+            const unsigned e = e0 + lane / 16;
+            rs_ss_group<16, T, Op>(in, out, e < m1, e < m1 ? l_base[1][e] : 0, e < m1 ? l_len[1][e] : 0, init,
+                                   exclusive);
+        }
+        for (unsigned e = w; e < m2; e += RS_SS_TEAMS)
+            rs_ss_group<32, T, Op>(in, out, true, l_base[2][e], l_len[2][e], init, exclusive);
+        for (unsigned e = w; e < m3; e += RS_SS_TEAMS)
+            rs_ss_team<T, Op>(in, out, aux + w * RS_GROUP, stage + w * RS_GROUP, lane, l_base[3][e], l_len[3][e], init,
                               exclusive);
-        __syncthreads(); /* every thread has read l_n and the list before the next batch */
+        __syncthreads(); /* every thread has read l_n and the lists before the next batch */
     }
 }
 

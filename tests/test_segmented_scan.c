@@ -85,13 +85,19 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
         break;
     case LAY_SHORT: {
         /* the work division's classes (docs/ALGORITHMS.md, "Segmented scans"): one work-item up to 8 elements, a
-         * team of 32 up to 2048 (rows of 256), the chunk path beyond; every length 0 .. 40 many times (4 of 5
-         * segments) and the classes' edges, in random order */
-        static const size_t edge[] = {8, 9, 31, 32, 33, 255, 256, 257, 263, 264, 265, 511, 512, 513,
-                                      1792, 1800, 2040, 2041, 2047, 2048, 2049, 2055, 4095, 4096, 4097};
+         * team of 32 up to 2048 (rows of 256; on CUDA, groups of 8, 16 and 32 lanes up to 64, 128 and 256), the
+         * chunk path beyond; every length 0 .. 40 many times (7 of 10 segments), 41 .. 300 (1 of 10) and the
+         * classes' edges, in random order */
+        static const size_t edge[] = {8,   9,   31,  32,  33,   63,   64,   65,   127,  128,  129,  255,  256,
+                                      257, 263, 264, 265, 511,  512,  513,  1792, 1800, 2040, 2041, 2047, 2048,
+                                      2049, 2055, 4095, 4096, 4097};
         const size_t E = sizeof edge / sizeof edge[0];
-        while (S < cap / 10)
-            len[S++] = h_rng_below(r, 5) ? (size_t)h_rng_below(r, 41) : edge[h_rng_below(r, E)];
+        while (S < cap / 10) {
+            const unsigned pick = (unsigned)h_rng_below(r, 10);
+            len[S++] = pick < 7   ? (size_t)h_rng_below(r, 41)
+                       : pick < 8 ? 41 + (size_t)h_rng_below(r, 260)
+                                  : edge[h_rng_below(r, E)];
+        }
         break;
     }
     default: break;
