@@ -156,14 +156,15 @@ __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, un
     __syncwarp(); /* aux is refilled by the warp's next segment */
 }
 
-/* A segment of RS_SS_SHORT + 1 .. 8 W values (W = 8, 16 or 32) by a group of W lanes, 32 / W segments per warp at
- * once (CUDA-only work division; the team above took a whole warp and the 256-entry steps for each, and most of
- * its lanes had nothing to do in the one-element-heavy and power-law distributions). Lane u of the group is the
- * team's sub-section u: its values 8u .. 8u+7 folded left to right (the identity past len, as the team pads), the
- * Kogge-Stone steps d = 1 .. W/2 over the group's W totals by shuffles within the group, and phase 3 as the team's
- * partial row. The segment has at most W sub-sections, so the team's steps d >= W change none of the entries used
- * and the entries past the segment are the identity: every combination is the team's (and so the twin's), the
- * same bits. Every lane of the warp calls this (the shuffles), `live` false where the group has no segment. */
+/* A segment of RS_SS_SHORT + 1 .. 8 W values (W = 8, 16 or 32; 8 = RS_COARSE_ITEMS) by a group of W lanes, 32 / W
+ * segments per warp at once (CUDA-only work division; the team above took a whole warp and the 256-entry steps for
+ * each, and most of its lanes had nothing to do in the one-element-heavy and power-law distributions). Lane u of the
+ * group is the team's sub-section u: its values 8u .. 8u+7 folded left to right (the identity past len, as the team
+ * pads), the Kogge-Stone steps d = 1 .. W/2 over the group's W totals by shuffles within the group, and phase 3 as
+ * the team's partial row. The segment has at most W sub-sections, so the team's steps d >= W change none of the
+ * entries used and the entries past the segment are the identity: every combination is the team's (and so the
+ * twin's), the same bits. Every lane of the warp calls this (the shuffles), `live` false where the group has no
+ * segment. */
 template <unsigned W, typename T, class Op, typename SRC, typename DST>
 __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o, unsigned len, T init, int exclusive)
 {
@@ -231,7 +232,10 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 6 : 4)
                            rs_out<Op>(Op::combine(init, exclusive ? (i == 0 ? Op::identity() : prev) : acc)));
                 }
             } else if (len <= RS_SS_TILE) {
-                const unsigned c = len <= 8 * RS_SS_SHORT ? 0 : len <= 16 * RS_SS_SHORT ? 1 : len <= RS_GROUP ? 2 : 3;
+                const unsigned c = len <= 8 * RS_COARSE_ITEMS    ? 0
+                                   : len <= 16 * RS_COARSE_ITEMS ? 1
+                                   : len <= RS_GROUP             ? 2
+                                                                 : 3;
                 const unsigned at = atomicAdd(&l_n[c], 1u);
                 l_base[c][at] = o;
                 l_len[c][at] = (unsigned short)len;

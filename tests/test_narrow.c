@@ -532,11 +532,11 @@ static void long_scans(void)
 }
 
 /* ---- 7. integer scans across many look-back groups, in place, and the look-back's slow path ----
- * The CUDA backend's narrow single-pass kernel takes 16 KiB of input per ticket (8 tiles of int8, 4 of a 16-bit
- * type) and copies the next ticket's input while it scans the current one: n spans 37 groups of 32 tiles and ends in
- * a partial tile and a partial ticket. In place, the next ticket's input is read while this one's output is written.
- * REDSCAN_SINGLE_PASS_SPINS=0 / 1 send the look-back to its slow path, which reduces other tickets' tiles from the
- * input (integer sums and max: any order gives these bits, so the reference is the plain left fold). */
+ * The CUDA backend's narrow single-pass kernel takes several tiles per ticket with one look-back for them: n spans
+ * 37 groups of 32 tiles and ends in a partial tile and a partial ticket, for 1- and 2-byte inputs, widened or not.
+ * In place, a ticket's output overwrites its input only after its tiles' aggregates are published, since other
+ * blocks' slow paths may reduce those tiles from the input: REDSCAN_SINGLE_PASS_SPINS=0 / 1 send every look-back
+ * there. Integer sums, min and max give the same bits in any order, so the reference is the plain left fold. */
 static void long_int_scans(void)
 {
     enum { N = 37 * 32 * 2048 + 1001 };
