@@ -288,9 +288,9 @@ static redscan_status rs_seg_scan_single(redscan_ctx *ctx, cl_program program, c
     }
     if (st == REDSCAN_OK) { /* a work-item per window */
         const size_t sizes[] = {sizeof(cl_mem), sizeof kind, sizeof S, sizeof(cl_mem), sizeof(cl_mem), sizeof windows,
-                                sizeof(cl_mem)};
-        const void *values[] = {&off, &kind, &S, &flags, &part[1], &windows, &runs};
-        st = rs_set_args(ctx, km, "seg_scan_marks", 7, sizes, values);
+                                sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&off, &kind, &S, &flags, &part[1], &windows, &runs, &part[0]};
+        st = rs_set_args(ctx, km, "seg_scan_marks", 8, sizes, values);
         if (st == REDSCAN_OK)
             st = rs_ocl_launch(ctx, km, rs_ocl_groups_for(o, rs_div_up(windows, RS_GROUP)), "seg_scan_marks");
     }

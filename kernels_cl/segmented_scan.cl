@@ -347,9 +347,12 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_out(
  *   seg_scan_zero(words, count)                        words[0 .. count) = 0 (the ticket counter and the slots; a
  *                                                       kernel, not a host fill: Oclgrind's shadow of a partially
  *                                                       filled buffer, scripts/oclgrind-repro/fill_shadow.c)
- *   seg_scan_marks(offsets, kind, S, flags, marks, windows, runs)   marks[2w + h] = 1 + the segment of window w's
- *                                                       chunk h (rs_ss_window), 0 for none: the searches once per
- *                                                       window, in parallel, not in the pass's critical path
+ *   seg_scan_marks(offsets, kind, S, flags, marks, windows, runs, lb)   marks[2w + h] = 1 + the segment of window
+ *                                                       w's chunk h (rs_ss_window), 0 for none: the searches once per
+ *                                                       window, in parallel, not in the pass's critical path; and
+ *                                                       the uint at lb + 1 = 1 + the last window with a chunk (0:
+ *                                                       none), so seg_scan_single takes no ticket past it and does
+ *                                                       nothing when no segment is longer than a chunk
  *   seg_scan_single(in, out, offsets, kind, S, flags, lb, marks, init, exclusive, windows, places, spins, inplace,
  *                   runs)                               a work-group takes window w from the ticket counter lb[0]
  *                                                       (waits only for lower tickets), and for each of its chunks:
@@ -367,16 +370,24 @@ kernel void seg_scan_zero(global ulong *words, ulong count)
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_marks(
     global const void *offsets, uint kind, ulong S, global const uint *flags, global ulong *marks, ulong windows,
-    global const ulong *runs)
+    global const ulong *runs, global ulong *lb)
 {
-    if (flags[0]) return;
+    local uint l_last;
+    if (flags[0]) return; /* uniform */
     const ulong wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    uint last = 0; /* 1 + the last of this work-item's windows that holds a chunk */
+    if (get_local_id(0) == 0) l_last = 0;
     for (ulong w = get_global_id(0); w < wins; w += get_global_size(0)) {
         ulong seg[2], ch[2];
         const uint m = rs_ss_window(offsets, kind, S, w, seg, ch);
         marks[2 * w] = m > 0 ? seg[0] + 1 : 0;
         marks[2 * w + 1] = m > 1 ? seg[1] + 1 : 0;
+        if (m) last = (uint)w + 1;
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (last) atomic_max(&l_last, last);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && l_last) atomic_max((volatile global uint *)(lb + 1), l_last);
 }
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_single(
@@ -394,7 +405,10 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_singl
     local T l_p;
     const uint t = (uint)get_local_id(0);
     if (flags[0]) return; /* uniform */
-    const ulong wins = rs_ss_live(offsets, kind, runs, &S, windows); /* uniform too */
+    ulong wins = rs_ss_live(offsets, kind, runs, &S, windows); /* uniform too */
+    const uint live = *(global const uint *)(lb + 1); /* seg_scan_marks' bound */
+    if (live < wins) wins = live;
+    if (!wins) return; /* no long segment: nothing to do (uniform) */
     global ulong *slots = lb + RS_SP_SLOT_BASE;
     for (;;) {
         if (t == 0) l_w = atom_inc(lb);

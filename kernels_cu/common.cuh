@@ -553,4 +553,21 @@ static inline cudaError_t rs_launched(void)
     return cudaGetLastError();
 }
 
+/* The grid of a kernel whose blocks take fixed tiles (g, g + grid, ...), capped at the blocks of RS_GROUP threads the
+ * device holds at once. rs_cuda_grid_for's 8 per SM assume 32 registers a thread; a kernel with launch bounds of 6
+ * blocks per SM ran its last quarter of blocks as a second wave on a quarter of the device (seg_scan_short: 1056
+ * blocks, 792 resident). Unknown occupancy leaves the grid as it is. */
+template <typename K> static inline unsigned rs_resident_grid(K kernel, unsigned grid)
+{
+    int per_sm = 0, dev = 0, sms = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, RS_GROUP, 0) != cudaSuccess ||
+        cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        per_sm <= 0 || sms <= 0) {
+        (void)cudaGetLastError(); /* not the launch's error */
+        return grid;
+    }
+    const unsigned cap = (unsigned)per_sm * (unsigned)sms;
+    return grid < cap ? grid : cap;
+}
+
 #endif /* REDSCAN_KERNELS_CU_COMMON_CUH */

@@ -169,13 +169,12 @@ template <unsigned W, typename T, class Op, typename SRC, typename DST>
 __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o, unsigned len, T init, int exclusive)
 {
     const unsigned u = threadIdx.x % W, first = u * RS_COARSE_ITEMS;
+    T x[RS_COARSE_ITEMS]; /* read once (staged in shared memory): phase 3 folds the same values again */
     T acc = Op::identity();
-    if (live) {
-        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-            const unsigned i = first + k;
-            const T x = i < len ? rs_load<T>(in, o + i) : Op::identity();
-            acc = k == 0 ? x : Op::combine(acc, x);
-        }
+#pragma unroll
+    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+        x[k] = live && first + k < len ? rs_load<T>(in, o + first + k) : Op::identity();
+        acc = k == 0 ? x[k] : Op::combine(acc, x[k]);
     }
     T v = acc; /* the team's aux[u] after its steps */
 #pragma unroll
@@ -187,14 +186,69 @@ __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o
     if (!live || first >= len) return;
     const T carry = u > 0 ? before : Op::identity();
     T prev = carry;
-    acc = Op::identity();
-    for (unsigned k = 0; k < RS_COARSE_ITEMS && first + k < len; k++) {
-        const T x = rs_load<T>(in, o + first + k);
-        acc = k == 0 ? x : Op::combine(acc, x);
-        const T l = k == RS_COARSE_ITEMS - 1 ? v : u > 0 ? Op::combine(carry, acc) : acc;
-        rs_put(out, o + first + k, rs_out<Op>(Op::combine(init, exclusive ? prev : l)));
-        prev = l;
+#pragma unroll
+    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+        if (first + k < len) {
+            acc = k == 0 ? x[k] : Op::combine(acc, x[k]);
+            const T l = k == RS_COARSE_ITEMS - 1 ? v : u > 0 ? Op::combine(carry, acc) : acc;
+            rs_put(out, o + first + k, rs_out<Op>(Op::combine(init, exclusive ? prev : l)));
+            prev = l;
+        }
     }
+}
+
+/* Staging (CUDA-only data movement; the operands and their order are unchanged): a batch's segments of 1 ..
+ * RS_SS_GMAX values are packed, in segment order, into shared memory (`pool`, RS_SS_CAP values of T), read with
+ * coalesced loads, scanned there (a thread per short segment, lane groups for the others: rs_ss_group on `pool`),
+ * and written back with coalesced stores. Before, each thread and lane read and wrote its own few values in global
+ * memory: on the one-element-heavy distribution (2^28 values, 45 M segments, H100) seg_scan_short moved 23 % of the
+ * DRAM bandwidth and stalled half its time at barriers behind the warps with the medium segments. A batch whose
+ * packed values exceed RS_SS_CAP goes in rounds: round r takes the segments whose packed start lies in
+ * [r RS_SS_HOP, (r + 1) RS_SS_HOP), so a round spans less than RS_SS_HOP + RS_SS_GMAX = RS_SS_CAP values. */
+#define RS_SS_GMAX (32 * RS_COARSE_ITEMS)     /* the longest segment a lane group takes (rs_ss_group<32>) */
+#define RS_SS_CAP (2 * RS_SS_TEAMS * RS_GROUP) /* values staged at once: rs_ss_team's aux and stage, reused */
+#define RS_SS_HOP (RS_SS_CAP - RS_SS_GMAX)
+#define RS_SS_ROUNDS ((RS_GROUP * RS_SS_GMAX + RS_SS_HOP - 1) / RS_SS_HOP)
+#define RS_SS_LOADS 8 /* a thread's loads in flight while staging */
+#define RS_SS_PADDED(q) ((q) + (q) / 32)
+
+/* pool seen with packed position q at RS_SS_PADDED(q) (a word skipped after every 32): lane u of a lane group reads
+ * and writes values 8u + k of its segment, which then meet distinct banks for u = 0..31, and a warp's 32 consecutive
+ * positions from a multiple of 32 still do (unpadded, 62 % of the kernel's shared memory wavefronts were bank
+ * conflicts and L1 was its bottleneck on the one-element-heavy distribution) */
+template <typename T> struct rs_ss_padded {
+    T *p;
+};
+template <typename T> __device__ __forceinline__ T rs_load(const rs_ss_padded<T> s, rs_u64 i)
+{
+    const unsigned q = (unsigned)i;
+    return s.p[RS_SS_PADDED(q)];
+}
+template <typename T> __device__ __forceinline__ void rs_put(const rs_ss_padded<T> d, rs_u64 i, T v)
+{
+    const unsigned q = (unsigned)i;
+    d.p[RS_SS_PADDED(q)] = v;
+}
+
+/* The staged segment that holds packed position p: the last j with pos[j] <= p (pos: the batch's exclusive scan of
+ * the staged lengths, pos[0] = 0; a segment that is not staged adds 0, so the last of equal positions is the staged
+ * one) */
+__device__ __forceinline__ unsigned rs_ss_find(const unsigned *pos, unsigned p)
+{
+    unsigned j = 0;
+#pragma unroll
+    for (unsigned step = RS_GROUP / 2; step; step >>= 1)
+        if (pos[j + step] <= p) j += step;
+    return j;
+}
+
+/* The global index of packed position p: o0 + p when the batch has no segment longer than RS_SS_GMAX (its staged
+ * values are contiguous), else through the staged segment that holds p */
+__device__ __forceinline__ rs_u64 rs_ss_at(bool gaps, rs_u64 o0, const rs_u64 *s_o, const unsigned *s_pos, unsigned p)
+{
+    if (!gaps) return o0 + p;
+    const unsigned j = rs_ss_find(s_pos, p);
+    return s_o[j] + (p - s_pos[j]);
 }
 
 /* Blocks per SM: without a bound ptxas gave the integer min / max instances 128 registers after the lane groups came
@@ -205,60 +259,126 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 6 : 4)
     seg_scan_short(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init,
                    int exclusive, const rs_u64 *runs)
 {
-    __shared__ T aux[RS_SS_TEAMS * RS_GROUP];
-    __shared__ T stage[RS_SS_TEAMS * RS_GROUP]; /* a row of 256 values per warp, rs_ss_team */
-    /* the batch's medium segments by class: 9..64, 65..128 and 129..256 values (groups of 8, 16 and 32 lanes),
-     * 257..2048 (a warp each) */
-    __shared__ rs_u64 l_base[4][RS_GROUP];
-    __shared__ unsigned short l_len[4][RS_GROUP];
+    /* the staged values; for the segments of RS_SS_GMAX + 1 .. 2048 values, each warp's aux (first half) and stage
+     * (second half) of rs_ss_team */
+    __shared__ T pool[RS_SS_PADDED(RS_SS_CAP)];
+    /* a round's staged segments by class, as positions in pool: 9..64, 65..128 and 129..256 values (groups of 8, 16
+     * and 32 lanes); and the batch's segments of 257..2048 values (a warp each), as offsets */
+    __shared__ unsigned short l_at[3][RS_GROUP], l_len[3][RS_GROUP], t_len[RS_GROUP];
+    __shared__ rs_u64 t_base[RS_GROUP];
     __shared__ unsigned l_n[4];
+    __shared__ rs_u64 s_o[RS_GROUP];         /* segment b * 256 + j's start */
+    __shared__ unsigned s_pos[RS_GROUP];     /* its packed position (its values staged when 1 <= len <= GMAX) */
+    __shared__ unsigned s_wsum[RS_SS_TEAMS]; /* the warps' staged lengths */
+    __shared__ unsigned s_a[RS_SS_ROUNDS], s_b[RS_SS_ROUNDS]; /* round r's packed range */
     const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
     if (flags[0]) return;
     if (runs && *runs < S) S = *runs;
     const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
     for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
         if (t < 4) l_n[t] = 0;
-        __syncthreads();
+        if (t < RS_SS_ROUNDS) {
+            s_a[t] = ~0u;
+            s_b[t] = 0;
+        }
         const rs_u64 s = b * RS_GROUP + t;
+        rs_u64 o = 0, len = 0;
         if (s < S) {
-            const rs_u64 o = rs_ss_off(offsets, kind, s), len = rs_ss_off(offsets, kind, s + 1) - o;
-            if (len <= RS_SS_SHORT) {
-                T acc = Op::identity();
-                for (unsigned i = 0; i < (unsigned)len; i++) {
-                    const T x = rs_load<T>(in, o + i);
-                    const T prev = acc;
-                    acc = i == 0 ? x : Op::combine(acc, x);
-                    rs_put(out, o + i,
-                           rs_out<Op>(Op::combine(init, exclusive ? (i == 0 ? Op::identity() : prev) : acc)));
+            o = rs_ss_off(offsets, kind, s);
+            len = rs_ss_off(offsets, kind, s + 1) - o;
+        }
+        const bool staged = len > 0 && len <= RS_SS_GMAX;
+        const unsigned cl = staged ? (unsigned)len : 0u;
+        unsigned inc = cl; /* the warp's inclusive scan of the staged lengths */
+#pragma unroll
+        for (unsigned d = 1; d < RS_SS_TEAM; d <<= 1) {
+            const unsigned y = __shfl_up_sync(0xffffffffu, inc, d);
+            if (lane >= d) inc += y;
+        }
+        if (lane == RS_SS_TEAM - 1) s_wsum[w] = inc;
+        __syncthreads();
+        unsigned pos = inc - cl, total = 0;
+#pragma unroll
+        for (unsigned v = 0; v < RS_SS_TEAMS; v++) {
+            const unsigned x = s_wsum[v];
+            pos += v < w ? x : 0u;
+            total += x;
+        }
+        s_o[t] = o;
+        s_pos[t] = pos;
+        if (staged && total > RS_SS_HOP) { /* rounds (uniform); one round spans [0, total) */
+            atomicMin(&s_a[pos / RS_SS_HOP], pos);
+            atomicMax(&s_b[pos / RS_SS_HOP], pos + cl);
+        }
+        if (len > RS_SS_GMAX && len <= RS_SS_TILE) {
+            const unsigned at = atomicAdd(&l_n[3], 1u);
+            t_base[at] = o;
+            t_len[at] = (unsigned short)len;
+        }
+        /* no segment of the batch longer than GMAX: the staged values are contiguous in global memory */
+        const bool gaps = __syncthreads_or(len > RS_SS_GMAX);
+        const rs_u64 o0 = s_o[0];
+        const unsigned rounds = (total + RS_SS_HOP - 1) / RS_SS_HOP, m3 = l_n[3];
+        for (unsigned r = 0; r < rounds; r++) { /* uniform */
+            const unsigned A = rounds > 1 ? s_a[r] : 0u, B = rounds > 1 ? s_b[r] : total;
+            const rs_ss_padded<T> pad = {pool};
+            /* RS_SS_LOADS loads in flight per thread: a plain loop waited for each load before issuing the next */
+            for (unsigned p0 = A + t; p0 < B; p0 += RS_SS_LOADS * RS_GROUP) {
+                T v[RS_SS_LOADS];
+#pragma unroll
+                for (unsigned k = 0; k < RS_SS_LOADS; k++) {
+                    const unsigned p = p0 + k * RS_GROUP;
+                    v[k] = Op::identity();
+                    if (p < B) v[k] = rs_load<T>(in, rs_ss_at(gaps, o0, s_o, s_pos, p));
                 }
-            } else if (len <= RS_SS_TILE) {
-                const unsigned c = len <= 8 * RS_COARSE_ITEMS    ? 0
-                                   : len <= 16 * RS_COARSE_ITEMS ? 1
-                                   : len <= RS_GROUP             ? 2
-                                                                 : 3;
+#pragma unroll
+                for (unsigned k = 0; k < RS_SS_LOADS; k++)
+                    if (p0 + k * RS_GROUP < B) rs_put(pad, p0 + k * RS_GROUP - A, v[k]);
+            }
+            const bool mine = staged && pos / RS_SS_HOP == r;
+            if (mine && len > RS_SS_SHORT) {
+                const unsigned c = len <= 8 * RS_COARSE_ITEMS ? 0 : len <= 16 * RS_COARSE_ITEMS ? 1 : 2;
                 const unsigned at = atomicAdd(&l_n[c], 1u);
-                l_base[c][at] = o;
+                l_at[c][at] = (unsigned short)(pos - A);
                 l_len[c][at] = (unsigned short)len;
             }
+            __syncthreads(); /* the round's values and lists */
+            if (mine && len <= RS_SS_SHORT) {
+                T acc = Op::identity();
+                for (unsigned i = 0; i < cl; i++) {
+                    const T x = rs_load<T>(pad, pos - A + i);
+                    const T prev = acc;
+                    acc = i == 0 ? x : Op::combine(acc, x);
+                    rs_put(pad, pos - A + i,
+                           rs_out<Op>(Op::combine(init, exclusive ? (i == 0 ? Op::identity() : prev) : acc)));
+                }
+            }
+            /* the lists' warp-sized pieces (4 segments of class 0, 2 of class 1, 1 of class 2) dealt to the warps in
+             * turn, so no warp takes two while another has none */
+            const unsigned m0 = l_n[0], m1 = l_n[1], m2 = l_n[2], i0 = (m0 + 3) / 4, i1 = (m1 + 1) / 2;
+            for (unsigned k = w; k < i0 + i1 + m2; k += RS_SS_TEAMS) { /* uniform per warp */
+                if (k < i0) {
+                    const unsigned e = 4 * k + lane / 8;
+                    rs_ss_group<8, T, Op>(pad, pad, e < m0, e < m0 ? l_at[0][e] : 0, e < m0 ? l_len[0][e] : 0, init,
+                                          exclusive);
+                } else if (k < i0 + i1) {
+                    const unsigned e = 2 * (k - i0) + lane / 16;
+                    rs_ss_group<16, T, Op>(pad, pad, e < m1, e < m1 ? l_at[1][e] : 0, e < m1 ? l_len[1][e] : 0, init,
+                                           exclusive);
+                } else {
+                    const unsigned e = k - i0 - i1;
+                    rs_ss_group<32, T, Op>(pad, pad, true, l_at[2][e], l_len[2][e], init, exclusive);
+                }
+            }
+            __syncthreads(); /* the round's results; every thread has read l_n */
+            if (t < 3) l_n[t] = 0;
+            for (unsigned p = A + t; p < B; p += RS_GROUP) rs_put(out, rs_ss_at(gaps, o0, s_o, s_pos, p), rs_load<T>(pad, p - A));
+            if (r + 1 < rounds || m3) __syncthreads(); /* pool is refilled (uniform) */
         }
-        __syncthreads();
-        const unsigned m0 = l_n[0], m1 = l_n[1], m2 = l_n[2], m3 = l_n[3];
-        for (unsigned e0 = w * 4; e0 < m0; e0 += RS_SS_TEAMS * 4) { /* uniform per warp */
-            const unsigned e = e0 + lane / 8;
-            rs_ss_group<8, T, Op>(in, out, e < m0, e < m0 ? l_base[0][e] : 0, e < m0 ? l_len[0][e] : 0, init,
-                                  exclusive);
-        }
-        for (unsigned e0 = w * 2; e0 < m1; e0 += RS_SS_TEAMS * 2) {
-            const unsigned e = e0 + lane / 16;
-            rs_ss_group<16, T, Op>(in, out, e < m1, e < m1 ? l_base[1][e] : 0, e < m1 ? l_len[1][e] : 0, init,
-                                   exclusive);
-        }
-        for (unsigned e = w; e < m2; e += RS_SS_TEAMS)
-            rs_ss_group<32, T, Op>(in, out, true, l_base[2][e], l_len[2][e], init, exclusive);
         for (unsigned e = w; e < m3; e += RS_SS_TEAMS)
-            rs_ss_team<T, Op>(in, out, aux + w * RS_GROUP, stage + w * RS_GROUP, lane, l_base[3][e], l_len[3][e], init,
-                              exclusive);
-        __syncthreads(); /* every thread has read l_n and the lists before the next batch */
+            rs_ss_team<T, Op>(in, out, pool + w * RS_GROUP, pool + RS_SS_TEAMS * RS_GROUP + w * RS_GROUP, lane,
+                              t_base[e], t_len[e], init, exclusive);
+        __syncthreads(); /* every thread has read l_n, the lists, s_o and s_pos before the next batch */
     }
 }
 
@@ -271,16 +391,24 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 6 : 4)
  * for Oclgrind). CUDA has no multi-pass chunk path: its kernels needed no fallback for missing atomics. */
 __global__ void __launch_bounds__(RS_GROUP)
     seg_scan_marks(const void *offsets, int kind, rs_u64 S, const unsigned *flags, rs_u64 *marks, rs_u64 windows,
-                   const rs_u64 *runs)
+                   const rs_u64 *runs, unsigned *live)
 {
+    __shared__ unsigned l_last;
     if (flags[0]) return;
     const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    unsigned last = 0; /* 1 + the last of this thread's windows that holds a chunk */
+    if (threadIdx.x == 0) l_last = 0;
     for (rs_u64 w = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; w < wins; w += (rs_u64)gridDim.x * RS_GROUP) {
         rs_u64 seg[2], ch[2];
         const unsigned m = rs_ss_window(offsets, kind, S, w, seg, ch);
         marks[2 * w] = m > 0 ? seg[0] + 1 : 0;
         marks[2 * w + 1] = m > 1 ? seg[1] + 1 : 0;
+        if (m) last = (unsigned)w + 1;
     }
+    __syncthreads();
+    if (last) atomicMax(&l_last, last);
+    __syncthreads();
+    if (threadIdx.x == 0 && l_last) atomicMax(live, l_last);
 }
 
 template <typename SRC, typename DST, typename T, class Op>
@@ -299,7 +427,10 @@ __global__ void __launch_bounds__(RS_GROUP)
     __shared__ T l_p;
     const unsigned t = threadIdx.x;
     if (flags[0]) return;
-    const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
+    const unsigned live = *reinterpret_cast<const unsigned *>(lb + 1); /* seg_scan_marks' bound */
+    if (live < wins) wins = live;
+    if (!wins) return; /* no long segment: nothing to do (uniform) */
     rs_sp_word_t *slots = lb + RS_SP_SLOT_BASE;
     for (;;) {
         if (t == 0) l_w = atomicAdd(lb, 1ull);
@@ -373,14 +504,17 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
         const rs_u64 *R = static_cast<const rs_u64 *>(runs);
         T init_v;
         memcpy(&init_v, init, sizeof init_v);
-        seg_scan_short<typename Sr::type, typename D::type, T, Op><<<grid_segments, RS_GROUP, 0, stream>>>(
+        const auto short_kernel = seg_scan_short<typename Sr::type, typename D::type, T, Op>;
+        short_kernel<<<rs_resident_grid(short_kernel, grid_segments), RS_GROUP, 0, stream>>>(
             Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, init_v, exclusive, R);
         cudaError_t err = rs_launched();
         if (err != cudaSuccess) return err;
         err = cudaMemsetAsync(lb, 0, (size_t)(RS_SP_SLOT_BASE + 4 * places) * sizeof(rs_sp_word_t), stream);
         if (err != cudaSuccess) return err;
         seg_scan_marks<<<grid_windows, RS_GROUP, 0, stream>>>(offsets, kind, num_segments, flags,
-                                                              static_cast<rs_u64 *>(marks), windows, R);
+                                                              static_cast<rs_u64 *>(marks), windows, R,
+                                                              reinterpret_cast<unsigned *>(
+                                                                  static_cast<rs_sp_word_t *>(lb) + 1));
         if ((err = rs_launched()) != cudaSuccess) return err;
         seg_scan_single<typename Sr::type, typename D::type, T, Op><<<grid_single, RS_GROUP, 0, stream>>>(
             Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags,
