@@ -126,13 +126,16 @@ cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int o
  * gets this level's partials at their slots; out the finished segments (out_dtype, narrow included). */
 cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned long long num_segments, unsigned long long n,
                             unsigned *flags, unsigned grid, cudaStream_t stream);
-/* Segmented scan (segmented_scan.cu): seg_scan_short, the look-back words zeroed (cudaMemsetAsync), seg_scan_marks and
- * seg_scan_single in that order on the stream; init: one value of the compute type; lb: 16 + 4 x places uint64 (the
- * ticket counter and a chunk and a group slot per place), marks: 2 x places uint64, places >= windows =
+/* Segmented scan (segmented_scan.cu): the look-back words zeroed (cudaMemsetAsync), seg_scan_short, seg_scan_team,
+ * seg_scan_marks and seg_scan_single in that order on the stream; init: one value of the compute type; lb: 16 + 4 x
+ * places uint64 (counters, and a chunk and a group slot per place), marks: 2 x places uint64 and then the list of
+ * segments of RS_CU_SEG_TEAM_MIN .. 2048 values (n / RS_CU_SEG_TEAM_MIN + 1 uint64), places >= windows =
  * ceil(n / 2048) (n: the elements of in); spins: polls per look-back slot before the slow path; runs: NULL, or the
  * device word (uint64) of the real count R <= num_segments, read by every kernel (scan by key's _async form:
- * num_segments is its bound, the kernels stop at R); grid_segments blocks for seg_scan_short (a thread per segment),
- * grid_windows for seg_scan_marks (a thread per window), grid_single persistent blocks for seg_scan_single. */
+ * num_segments is its bound, the kernels stop at R); grid_segments bounds the blocks of seg_scan_short (a thread per
+ * segment), grid_windows for seg_scan_marks (a thread per window), grid_single persistent blocks for
+ * seg_scan_single. */
+#define RS_CU_SEG_TEAM_MIN 257
 cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, const void *init, const void *in,
                            void *out, int kind, const void *offsets, unsigned long long num_segments,
                            const unsigned *flags, void *lb, void *marks, unsigned long long windows,

@@ -151,7 +151,7 @@ static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TI
 static void rs_seg_scan_parts(uint64_t in_n, size_t bytes[2])
 {
     bytes[0] = (size_t)(16 + 4 * rs_seg_scan_places(in_n)) * 8;
-    bytes[1] = (size_t)rs_seg_scan_places(in_n) * 16;
+    bytes[1] = (size_t)(rs_seg_scan_places(in_n) * 2 + in_n / RS_CU_SEG_TEAM_MIN + 1) * 8; /* marks, team list */
 }
 
 /* seg_scan_short: a thread per segment; seg_scan_marks: a thread per window; seg_scan_single: persistent blocks

@@ -210,6 +210,12 @@ __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o
 #define RS_SS_HOP (RS_SS_CAP - RS_SS_GMAX)
 #define RS_SS_ROUNDS ((RS_GROUP * RS_SS_GMAX + RS_SS_HOP - 1) / RS_SS_HOP)
 #define RS_SS_LOADS 8 /* a thread's loads in flight while staging */
+#define RS_SS_TEAM_LEN_BITS 11 /* a seg_scan_team entry: offset << 11 | (length - 1), length <= 2048 */
+/* A batch scans up to 64 segments of 257 .. 2048 values itself (8 per warp; the 90 %-empty distribution's batches
+ * hold about 23, and overlap them with their staged work), more go to seg_scan_team (a batch of 256 segments of 1000
+ * values is 256 K values: 1048 of them over the resident blocks left the last ones running alone) */
+#define RS_SS_INLINE 64
+static_assert(RS_SS_GMAX + 1 == RS_CU_SEG_TEAM_MIN, "cu_launch.h sizes the team list for this class");
 #define RS_SS_PADDED(q) ((q) + (q) / 32)
 
 /* pool seen with packed position q at RS_SS_PADDED(q) (a word skipped after every 32): lane u of a lane group reads
@@ -255,28 +261,36 @@ __device__ __forceinline__ rs_u64 rs_ss_at(bool gaps, rs_u64 o0, const rs_u64 *s
  * (64 at most before). 6 for a 4-byte T (40 registers, no spills), 4 for an 8-byte one (6 made 64-bit instances
  * spill). */
 template <typename SRC, typename DST, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 6 : 4)
+__global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
     seg_scan_short(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init,
-                   int exclusive, const rs_u64 *runs)
+                   int exclusive, const rs_u64 *runs, unsigned long long *tickets, unsigned long long *team_n,
+                   rs_u64 *team)
 {
-    /* the staged values; for the segments of RS_SS_GMAX + 1 .. 2048 values, each warp's aux (first half) and stage
-     * (second half) of rs_ss_team */
-    __shared__ T pool[RS_SS_PADDED(RS_SS_CAP)];
+    __shared__ T pool[RS_SS_PADDED(RS_SS_CAP)]; /* the staged values */
     /* a round's staged segments by class, as positions in pool: 9..64, 65..128 and 129..256 values (groups of 8, 16
-     * and 32 lanes); and the batch's segments of 257..2048 values (a warp each), as offsets */
-    __shared__ unsigned short l_at[3][RS_GROUP], l_len[3][RS_GROUP], t_len[RS_GROUP];
-    __shared__ rs_u64 t_base[RS_GROUP];
-    __shared__ unsigned l_n[4];
+     * and 32 lanes) */
+    __shared__ unsigned short l_at[3][RS_GROUP], l_len[3][RS_GROUP];
+    __shared__ unsigned l_n[3];
+    /* the batch's segments of GMAX + 1 .. 2048 values, when it scans them itself (at most RS_SS_INLINE) */
+    __shared__ unsigned short t_len[RS_SS_INLINE];
+    __shared__ rs_u64 t_base[RS_SS_INLINE];
+    __shared__ unsigned s_tcnt[RS_SS_TEAMS]; /* the warps' counts of those */
     __shared__ rs_u64 s_o[RS_GROUP];         /* segment b * 256 + j's start */
     __shared__ unsigned s_pos[RS_GROUP];     /* its packed position (its values staged when 1 <= len <= GMAX) */
     __shared__ unsigned s_wsum[RS_SS_TEAMS]; /* the warps' staged lengths */
     __shared__ unsigned s_a[RS_SS_ROUNDS], s_b[RS_SS_ROUNDS]; /* round r's packed range */
+    __shared__ rs_u64 s_next;                                 /* the block's next batch */
     const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
     if (flags[0]) return;
     if (runs && *runs < S) S = *runs;
     const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
-    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
-        if (t < 4) l_n[t] = 0;
+    /* batches taken from a counter after the first (blockIdx.x): a batch's cost follows its segments' lengths (one of
+     * 1000-value segments is 256 K values, one of single values 1.5 K), and with fixed batches per block the blocks
+     * with two of the heaviest finished last (H100, 2^28 values in segments of 1000: 1048 batches, 792 blocks) */
+    rs_u64 next = 0;
+    for (rs_u64 b = blockIdx.x; b < batches; b = next) {
+        if (t == 0) s_next = gridDim.x + atomicAdd(tickets, 1ull); /* read between the batch's first and last barrier */
+        if (t < 3) l_n[t] = 0;
         if (t < RS_SS_ROUNDS) {
             s_a[t] = ~0u;
             s_b[t] = 0;
@@ -295,7 +309,12 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 6 : 4)
             const unsigned y = __shfl_up_sync(0xffffffffu, inc, d);
             if (lane >= d) inc += y;
         }
-        if (lane == RS_SS_TEAM - 1) s_wsum[w] = inc;
+        const bool is_team = len > RS_SS_GMAX && len <= RS_SS_TILE;
+        const unsigned tm = __ballot_sync(0xffffffffu, is_team);
+        if (lane == RS_SS_TEAM - 1) {
+            s_wsum[w] = inc;
+            s_tcnt[w] = __popc(tm);
+        }
         __syncthreads();
         unsigned pos = inc - cl, total = 0;
 #pragma unroll
@@ -310,15 +329,36 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 6 : 4)
             atomicMin(&s_a[pos / RS_SS_HOP], pos);
             atomicMax(&s_b[pos / RS_SS_HOP], pos + cl);
         }
-        if (len > RS_SS_GMAX && len <= RS_SS_TILE) {
-            const unsigned at = atomicAdd(&l_n[3], 1u);
-            t_base[at] = o;
-            t_len[at] = (unsigned short)len;
+        /* segments of GMAX + 1 .. 2048 values: scanned by this block's warps after the staged ones when the batch has
+         * at most RS_SS_INLINE of them, else listed for seg_scan_team (one atomic per warp) */
+        unsigned m3 = 0, before = 0;
+#pragma unroll
+        for (unsigned v = 0; v < RS_SS_TEAMS; v++) {
+            const unsigned x = s_tcnt[v];
+            before += v < w ? x : 0u;
+            m3 += x;
+        }
+        const unsigned rank = __popc(tm & ((1u << lane) - 1u));
+        if (m3 <= RS_SS_INLINE) { /* uniform */
+            if (is_team) {
+                t_base[before + rank] = o;
+                t_len[before + rank] = (unsigned short)len;
+            }
+        } else {
+            if (tm) { /* uniform per warp */
+                const unsigned lead = __ffs(tm) - 1;
+                unsigned long long at = 0;
+                if (lane == lead) at = atomicAdd(team_n, (unsigned long long)__popc(tm));
+                at = __shfl_sync(0xffffffffu, at, lead) + rank;
+                if (is_team) team[at] = o << RS_SS_TEAM_LEN_BITS | (len - 1);
+            }
+            m3 = 0;
         }
         /* no segment of the batch longer than GMAX: the staged values are contiguous in global memory */
         const bool gaps = __syncthreads_or(len > RS_SS_GMAX);
+        next = s_next;
         const rs_u64 o0 = s_o[0];
-        const unsigned rounds = (total + RS_SS_HOP - 1) / RS_SS_HOP, m3 = l_n[3];
+        const unsigned rounds = (total + RS_SS_HOP - 1) / RS_SS_HOP;
         for (unsigned r = 0; r < rounds; r++) { /* uniform */
             const unsigned A = rounds > 1 ? s_a[r] : 0u, B = rounds > 1 ? s_b[r] : total;
             const rs_ss_padded<T> pad = {pool};
@@ -382,6 +422,27 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 6 : 4)
     }
 }
 
+/* The segments of RS_SS_GMAX + 1 .. 2048 values that seg_scan_short listed (offset << 11 | len - 1), a warp each
+ * (rs_ss_team), warp g of the grid taking entries g, g + warps, ... Before, the warps of the block whose batch held
+ * them did, after its staged segments: a batch of 256 segments of 1000 values was 256 K values, and 1048 such batches
+ * over 792 resident blocks left the last ones running on a third of the device (H100, 2^28 values). */
+template <typename SRC, typename DST, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_scan_team(SRC in, DST out, const unsigned *flags, const unsigned long long *team_n, const rs_u64 *team, T init,
+                  int exclusive)
+{
+    __shared__ T aux[RS_SS_TEAMS * RS_GROUP];
+    __shared__ T stage[RS_SS_TEAMS * RS_GROUP]; /* a row of 256 values per warp */
+    const unsigned lane = threadIdx.x % RS_SS_TEAM, w = threadIdx.x / RS_SS_TEAM;
+    if (flags[0]) return;
+    const rs_u64 m = *team_n, warps = (rs_u64)gridDim.x * RS_SS_TEAMS;
+    for (rs_u64 e = (rs_u64)blockIdx.x * RS_SS_TEAMS + w; e < m; e += warps) { /* uniform per warp */
+        const rs_u64 v = team[e];
+        rs_ss_team<T, Op>(in, out, aux + w * RS_GROUP, stage + w * RS_GROUP, lane, v >> RS_SS_TEAM_LEN_BITS,
+                          (unsigned)(v & ((1u << RS_SS_TEAM_LEN_BITS) - 1)) + 1, init, exclusive);
+    }
+}
+
 /* ---- the chunk path in one pass: seg_scan_marks and seg_scan_single of segmented_scan.cl ----
  * The long segments' chunks as the tiles of the flat single_pass's look-back (lookback.cuh), with the frame
  * {k0, places + k0 + 31, 32, the segment's start} (k0: the place of the segment's chunk 0): S[c] at slot k0 + c, T(g)
@@ -411,8 +472,11 @@ __global__ void __launch_bounds__(RS_GROUP)
     if (threadIdx.x == 0 && l_last) atomicMax(live, l_last);
 }
 
+/* 5 blocks per SM for a 4-byte T: the float32 sum instance had 62 registers without a bound (4 blocks per SM), the
+ * int32 one 48, and a single segment of 2^28 float32 values took 1.72 ms against 1.25 for int32 (H100); 48 registers
+ * with no spills now. An 8-byte T keeps 4 (5 made its narrow-input instances spill). */
 template <typename SRC, typename DST, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP)
+__global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
     seg_scan_single(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags,
                     rs_sp_word_t *lb, const rs_u64 *marks, T init, int exclusive, rs_u64 windows, rs_u64 places,
                     unsigned spins, int inplace, const rs_u64 *runs)
@@ -504,17 +568,28 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
         const rs_u64 *R = static_cast<const rs_u64 *>(runs);
         T init_v;
         memcpy(&init_v, init, sizeof init_v);
+        /* the look-back words (word 3: seg_scan_team's entries, 2: seg_scan_short's batch counter, 1: seg_scan_marks'
+         * bound, 0: the tickets); the team list after the marks */
+        rs_sp_word_t *words = static_cast<rs_sp_word_t *>(lb);
+        rs_u64 *team = static_cast<rs_u64 *>(marks) + 2 * places;
+        cudaError_t err = cudaMemsetAsync(lb, 0, (size_t)(RS_SP_SLOT_BASE + 4 * places) * sizeof(rs_sp_word_t), stream);
+        if (err != cudaSuccess) return err;
         const auto short_kernel = seg_scan_short<typename Sr::type, typename D::type, T, Op>;
         short_kernel<<<rs_resident_grid(short_kernel, grid_segments), RS_GROUP, 0, stream>>>(
-            Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, init_v, exclusive, R);
-        cudaError_t err = rs_launched();
-        if (err != cudaSuccess) return err;
-        err = cudaMemsetAsync(lb, 0, (size_t)(RS_SP_SLOT_BASE + 4 * places) * sizeof(rs_sp_word_t), stream);
-        if (err != cudaSuccess) return err;
+            Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, init_v, exclusive, R,
+            reinterpret_cast<unsigned long long *>(words + 2), reinterpret_cast<unsigned long long *>(words + 3), team);
+        if ((err = rs_launched()) != cudaSuccess) return err;
+        const auto team_kernel = seg_scan_team<typename Sr::type, typename D::type, T, Op>;
+        /* a warp per listed segment, at most places * 2048 / 257 of them: the grid does not follow the segment count */
+        const rs_u64 most = places * RS_SS_TILE / (RS_SS_GMAX + 1) / RS_SS_TEAMS + 1;
+        team_kernel<<<rs_resident_grid(team_kernel, most < 0x7fffffffu ? (unsigned)most : 0x7fffffffu), RS_GROUP, 0,
+                      stream>>>(
+            Sr::make(in, in_dtype), D::make(out, out_dtype), flags, reinterpret_cast<unsigned long long *>(words + 3),
+            team, init_v, exclusive);
+        if ((err = rs_launched()) != cudaSuccess) return err;
         seg_scan_marks<<<grid_windows, RS_GROUP, 0, stream>>>(offsets, kind, num_segments, flags,
                                                               static_cast<rs_u64 *>(marks), windows, R,
-                                                              reinterpret_cast<unsigned *>(
-                                                                  static_cast<rs_sp_word_t *>(lb) + 1));
+                                                              reinterpret_cast<unsigned *>(words + 1));
         if ((err = rs_launched()) != cudaSuccess) return err;
         seg_scan_single<typename Sr::type, typename D::type, T, Op><<<grid_single, RS_GROUP, 0, stream>>>(
             Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags,
