@@ -1,12 +1,14 @@
 /* Segmented scan (docs/ALGORITHMS.md, "Segmented scans"). Twin: kernels_cl/segmented_scan.cl, whose header explains
  * the work division (seg_scan_short for the segments of up to 2048 elements: a thread, or a warp as the twin's team
  * of 32; windows of 2048 elements for the longer ones), the kernels and the order of combination; the same
- * constants, classes, windows, places and order here. CUDA-only: a medium segment of up to 256 elements takes a
- * group of 8, 16 or 32 lanes (rs_ss_group) with the team's combinations. seg_check is segmented.cu's
- * (rs_cu_seg_check).
+ * constants, classes, windows, places and order here. CUDA-only data movement, with the team's combinations: a
+ * medium segment of up to 256 elements takes a group of 8, 16 or 32 lanes (rs_ss_group); seg_scan_short stages a
+ * batch's segments of up to 256 elements in shared memory and takes its batches from a counter; a batch with more
+ * than 64 segments of 257..2048 elements leaves them to seg_scan_team (a warp each over the whole grid).
+ * seg_check is segmented.cu's (rs_cu_seg_check).
  *
  * The long segments' chunks take the single-pass path only (seg_scan_marks, seg_scan_single; the twin keeps its
- * four-kernel path for devices without 64-bit atomics). Template instances stay lean: the two kernels that read the
+ * four-kernel path for devices without 64-bit atomics). Template instances stay lean: the three kernels that read the
  * input or write the output are dispatched with rs_dispatch_scan (one instance per compute type T and op, a narrow
  * input / output as a kernel argument). */
 #include <stdint.h>
