@@ -266,7 +266,7 @@ template <typename SRC, typename DST, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
     seg_scan_short(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init,
                    int exclusive, const rs_u64 *runs, unsigned long long *tickets, unsigned long long *team_n,
-                   rs_u64 *team)
+                   rs_u64 *team, unsigned *longs)
 {
     __shared__ T pool[RS_SS_PADDED(RS_SS_CAP)]; /* the staged values */
     /* a round's staged segments by class, as positions in pool: 9..64, 65..128 and 129..256 values (groups of 8, 16
@@ -303,6 +303,8 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             o = rs_ss_off(offsets, kind, s);
             len = rs_ss_off(offsets, kind, s + 1) - o;
         }
+        /* a segment over 2048 values: seg_scan_marks has windows to search (CUDA-only skip, the same marks) */
+        if (__any_sync(0xffffffffu, len > RS_SS_TILE) && lane == 0) atomicOr(longs, 1u);
         const bool staged = len > 0 && len <= RS_SS_GMAX;
         const unsigned cl = staged ? (unsigned)len : 0u;
         unsigned inc = cl; /* the warp's inclusive scan of the staged lengths */
@@ -454,10 +456,10 @@ __global__ void __launch_bounds__(RS_GROUP)
  * for Oclgrind). CUDA has no multi-pass chunk path: its kernels needed no fallback for missing atomics. */
 __global__ void __launch_bounds__(RS_GROUP)
     seg_scan_marks(const void *offsets, int kind, rs_u64 S, const unsigned *flags, rs_u64 *marks, rs_u64 windows,
-                   const rs_u64 *runs, unsigned *live)
+                   const rs_u64 *runs, unsigned *live, const unsigned *longs)
 {
     __shared__ unsigned l_last;
-    if (flags[0]) return;
+    if (flags[0] || !*longs) return; /* no segment over 2048 values (seg_scan_short): no chunk, live stays 0 */
     const rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
     unsigned last = 0; /* 1 + the last of this thread's windows that holds a chunk */
     if (threadIdx.x == 0) l_last = 0;
@@ -570,8 +572,8 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
         const rs_u64 *R = static_cast<const rs_u64 *>(runs);
         T init_v;
         memcpy(&init_v, init, sizeof init_v);
-        /* the look-back words (word 3: seg_scan_team's entries, 2: seg_scan_short's batch counter, 1: seg_scan_marks'
-         * bound, 0: the tickets); the team list after the marks */
+        /* the look-back words (word 4: any segment over 2048 values, 3: seg_scan_team's entries, 2: seg_scan_short's
+         * batch counter, 1: seg_scan_marks' bound, 0: the tickets); the team list after the marks */
         rs_sp_word_t *words = static_cast<rs_sp_word_t *>(lb);
         rs_u64 *team = static_cast<rs_u64 *>(marks) + 2 * places;
         cudaError_t err = cudaMemsetAsync(lb, 0, (size_t)(RS_SP_SLOT_BASE + 4 * places) * sizeof(rs_sp_word_t), stream);
@@ -579,7 +581,8 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
         const auto short_kernel = seg_scan_short<typename Sr::type, typename D::type, T, Op>;
         short_kernel<<<rs_resident_grid(short_kernel, grid_segments), RS_GROUP, 0, stream>>>(
             Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, init_v, exclusive, R,
-            reinterpret_cast<unsigned long long *>(words + 2), reinterpret_cast<unsigned long long *>(words + 3), team);
+            reinterpret_cast<unsigned long long *>(words + 2), reinterpret_cast<unsigned long long *>(words + 3), team,
+            reinterpret_cast<unsigned *>(words + 4));
         if ((err = rs_launched()) != cudaSuccess) return err;
         const auto team_kernel = seg_scan_team<typename Sr::type, typename D::type, T, Op>;
         /* a warp per listed segment, at most places * 2048 / 257 of them: the grid does not follow the segment count */
@@ -591,7 +594,8 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
         if ((err = rs_launched()) != cudaSuccess) return err;
         seg_scan_marks<<<grid_windows, RS_GROUP, 0, stream>>>(offsets, kind, num_segments, flags,
                                                               static_cast<rs_u64 *>(marks), windows, R,
-                                                              reinterpret_cast<unsigned *>(words + 1));
+                                                              reinterpret_cast<unsigned *>(words + 1),
+                                                              reinterpret_cast<const unsigned *>(words + 4));
         if ((err = rs_launched()) != cudaSuccess) return err;
         seg_scan_single<typename Sr::type, typename D::type, T, Op><<<grid_single, RS_GROUP, 0, stream>>>(
             Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags,
