@@ -561,8 +561,8 @@ template <typename K> static inline unsigned rs_resident_grid(K kernel, unsigned
 {
     int per_sm = 0, dev = 0, sms = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, RS_GROUP, 0) != cudaSuccess ||
-        cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        per_sm <= 0 || sms <= 0) {
+        cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || per_sm <= 0 || sms <= 0) {
         (void)cudaGetLastError(); /* not the launch's error */
         return grid;
     }

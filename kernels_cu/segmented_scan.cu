@@ -260,8 +260,9 @@ __device__ __forceinline__ rs_u64 rs_ss_at(bool gaps, rs_u64 o0, const rs_u64 *s
 }
 
 /* Blocks per SM: without a bound ptxas gave the integer min / max instances 128 registers after the lane groups came
- * (64 at most before). 6 for a 4-byte T (40 registers, no spills), 4 for an 8-byte one (6 made 64-bit instances
- * spill). */
+ * (64 at most before). 5 for a 4-byte T (48 registers; at 6, with the staging and the batch counter, the sum
+ * instances spilled 36-56 bytes and the uniform distribution took 1.78 ms instead of 1.46 on the H100), 4 for an
+ * 8-byte one (6 made 64-bit instances spill). */
 template <typename SRC, typename DST, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
     seg_scan_short(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init,
@@ -416,7 +417,8 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             }
             __syncthreads(); /* the round's results; every thread has read l_n */
             if (t < 3) l_n[t] = 0;
-            for (unsigned p = A + t; p < B; p += RS_GROUP) rs_put(out, rs_ss_at(gaps, o0, s_o, s_pos, p), rs_load<T>(pad, p - A));
+            for (unsigned p = A + t; p < B; p += RS_GROUP)
+                rs_put(out, rs_ss_at(gaps, o0, s_o, s_pos, p), rs_load<T>(pad, p - A));
             if (r + 1 < rounds || m3) __syncthreads(); /* pool is refilled (uniform) */
         }
         for (unsigned e = w; e < m3; e += RS_SS_TEAMS)
