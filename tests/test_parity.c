@@ -1,6 +1,8 @@
 /* test_parity: the same inputs through every execution path this machine has — the backend CTest selects
  * (REDSCAN_BACKEND) first, then every other path — and the results must be the same bits for the same
  * algorithm: integers equal, floats bitwise equal (NaN payloads included), argmin/argmax/top-k indices equal.
+ * Segments and keys too: segmented scan, scan by key, segmented reduce and reduce by key over one layout with every
+ * class of the segmented scan's work division.
  *
  * Paths: REDSCAN_PARITY_DEVICES="cuda;opencl:nvidia;opencl:portable" (an opencl entry's text after the colon is
  * a REDSCAN_OPENCL_DEVICE value), else every path found: cuda if usable, then OpenCL devices 0, 1, ... .
@@ -170,6 +172,65 @@ static redscan_status run_topk(redscan_ctx *ctx, const void *arg, void *out, siz
     return redscan_topk_host(ctx, j->rd.dtype, j->data, j->n, j->k, j->flag, indices + j->k, indices);
 }
 
+/* ---- segments and keys (issue 18: the same bits on every device): one layout of every class of the work division
+ * (empty, 1..8, 9..256, 257..2048, longer: docs/ALGORITHMS.md, "Segmented scans"), through device buffers ---- */
+typedef struct {
+    const void *data;
+    size_t n, S;
+    const uint64_t *offsets; /* S + 1 */
+    const int32_t *keys;     /* n: the segment index of each value (runs = the non-empty segments) */
+    redscan_reduce_desc rd;
+    redscan_scan_desc sd;
+    int kind; /* 0 segmented scan, 1 scan by key, 2 segmented reduce, 3 reduce by key */
+} seg_job;
+
+static redscan_status run_segmented(redscan_ctx *ctx, const void *arg, void *out, size_t out_bytes)
+{
+    const seg_job *j = arg;
+    const size_t vs = redscan_dtype_size(j->rd.dtype);
+    redscan_buffer *in = NULL, *off = NULL, *keys = NULL, *o1 = NULL, *o2 = NULL;
+    redscan_status st = redscan_buffer_create(ctx, j->n * vs, &in);
+    if (st == REDSCAN_OK) st = redscan_buffer_write(ctx, in, 0, j->data, j->n * vs);
+    if (st == REDSCAN_OK) st = redscan_buffer_create(ctx, (j->S + 1) * 8, &off);
+    if (st == REDSCAN_OK) st = redscan_buffer_write(ctx, off, 0, j->offsets, (j->S + 1) * 8);
+    if (st == REDSCAN_OK) st = redscan_buffer_create(ctx, j->n * 4, &keys);
+    if (st == REDSCAN_OK) st = redscan_buffer_write(ctx, keys, 0, j->keys, j->n * 4);
+    if (st == REDSCAN_OK) st = redscan_buffer_create(ctx, out_bytes, &o1);
+    if (st == REDSCAN_OK) st = redscan_buffer_write(ctx, o1, 0, out, out_bytes); /* untouched bytes compare too */
+    if (st == REDSCAN_OK && j->kind == 3) st = redscan_buffer_create(ctx, j->n * 4, &o2);
+    size_t runs = 0;
+    if (st == REDSCAN_OK) {
+        if (j->kind == 0) st = redscan_segmented_scan(ctx, &j->sd, in, REDSCAN_UINT64, off, j->S, o1);
+        else if (j->kind == 1) st = redscan_scan_by_key(ctx, &j->sd, REDSCAN_INT32, keys, in, o1, j->n);
+        else if (j->kind == 2) st = redscan_segmented_reduce(ctx, &j->rd, in, REDSCAN_UINT64, off, j->S, o1);
+        else st = redscan_reduce_by_key(ctx, &j->rd, REDSCAN_INT32, keys, in, j->n, o2, o1, &runs);
+    }
+    if (st == REDSCAN_OK) st = redscan_buffer_read(ctx, o1, 0, out, out_bytes);
+    if (st == REDSCAN_OK && j->kind == 3) memcpy(out, &runs, sizeof runs); /* the run count over the first bytes */
+    redscan_buffer *all[] = {in, off, keys, o1, o2};
+    for (int i = 0; i < 5; i++)
+        if (all[i]) redscan_buffer_destroy(ctx, all[i]);
+    return st;
+}
+
+/* lengths cycling through the classes, in a fixed pseudo-random order; returns S */
+static size_t seg_layout(size_t n, uint64_t *offsets, int32_t *keys)
+{
+    static const size_t lens[] = {0, 1, 3, 8, 9, 40, 64, 65, 200, 256, 257, 1000, 2048, 2049, 5000, 0, 1, 1, 2, 7};
+    h_rng r;
+    h_rng_init(&r, h_seed(2, n, 0, 0, 0, 0));
+    size_t S = 0, p = 0;
+    offsets[0] = 0;
+    while (p < n) {
+        size_t len = lens[h_rng_below(&r, sizeof lens / sizeof lens[0])];
+        if (len > n - p) len = n - p;
+        for (size_t i = 0; i < len; i++) keys[p + i] = (int32_t)S;
+        p += len;
+        offsets[++S] = p;
+    }
+    return S;
+}
+
 static const redscan_dtype dtypes[] = {REDSCAN_INT32, REDSCAN_UINT32, REDSCAN_INT64,
                                        REDSCAN_UINT64, REDSCAN_FLOAT32, REDSCAN_FLOAT64};
 
@@ -252,6 +313,33 @@ int main(void)
             }
         }
     }
+    /* segments and keys: float32 / int32 / float64, sum and max, inclusive and exclusive */
+    const size_t seg_n = h_level() == 0 ? 70001 : 300007;
+    uint64_t *offsets = h_malloc((seg_n + 1) * 8);
+    int32_t *keys = h_malloc(seg_n * 4);
+    const size_t S = seg_layout(seg_n, offsets, keys);
+    static const redscan_dtype seg_dt[] = {REDSCAN_FLOAT32, REDSCAN_INT32, REDSCAN_FLOAT64};
+    static const char *kinds[] = {"segmented scan", "scan by key", "segmented reduce", "reduce by key"};
+    for (int di = 0; di < 3; di++) {
+        const redscan_dtype dt = seg_dt[di];
+        h_rng r;
+        h_rng_init(&r, h_seed(3, (uint64_t)dt, 0, 0, seg_n, 0));
+        h_generate(&r, dt, REDSCAN_SUM, (h_gen)0, data, seg_n);
+        for (int op = REDSCAN_SUM; op <= REDSCAN_MAX; op += REDSCAN_MAX - REDSCAN_SUM) {
+            for (int kind = 0; kind < 4; kind++) {
+                for (int ex = 0; ex <= (kind < 2); ex++) {
+                    seg_job j = {data, seg_n, S, offsets, keys, {(redscan_op)op, dt, 0, REDSCAN_REDUCE_AUTO, 0},
+                                 {(redscan_op)op, dt, 0, ex, NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0}, kind};
+                    const size_t bytes = (kind < 2 ? seg_n : S) * redscan_dtype_size(dt);
+                    if (h_case("%s %s %s%s n=%zu segments=%zu", kinds[kind], redscan_op_name((redscan_op)op),
+                               redscan_dtype_name(dt), ex ? " exclusive" : "", seg_n, S))
+                        compare_paths(h_case_str(), run_segmented, &j, bytes);
+                }
+            }
+        }
+    }
+    free(offsets);
+    free(keys);
     free(data);
     for (int p = 1; p < npaths; p++) redscan_destroy(paths[p].ctx);
     return h_done();
