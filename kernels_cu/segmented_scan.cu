@@ -321,12 +321,15 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             s_tcnt[w] = __popc(tm);
         }
         __syncthreads();
-        unsigned pos = inc - cl, total = 0;
+        /* the staged lengths' and the 257..2048-value segments' prefixes over the warps, and their totals */
+        unsigned pos = inc - cl, total = 0, before = 0, m3 = 0;
 #pragma unroll
         for (unsigned v = 0; v < RS_SS_TEAMS; v++) {
-            const unsigned x = s_wsum[v];
+            const unsigned x = s_wsum[v], y = s_tcnt[v];
             pos += v < w ? x : 0u;
             total += x;
+            before += v < w ? y : 0u;
+            m3 += y;
         }
         s_o[t] = o;
         s_pos[t] = pos;
@@ -336,13 +339,6 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
         }
         /* segments of GMAX + 1 .. 2048 values: scanned by this block's warps after the staged ones when the batch has
          * at most RS_SS_INLINE of them, else listed for seg_scan_team (one atomic per warp) */
-        unsigned m3 = 0, before = 0;
-#pragma unroll
-        for (unsigned v = 0; v < RS_SS_TEAMS; v++) {
-            const unsigned x = s_tcnt[v];
-            before += v < w ? x : 0u;
-            m3 += x;
-        }
         const unsigned rank = __popc(tm & ((1u << lane) - 1u));
         if (m3 <= RS_SS_INLINE) { /* uniform */
             if (is_team) {
@@ -754,20 +750,12 @@ __global__ void RS_BYK_BOUNDS
     }
 }
 
-/* The blocks of byk_count and byk_scatter: grid_blocks, at most what the device holds resident at once (one wave:
- * the shares are equal), at least 1. */
+/* The blocks of byk_count and byk_scatter: grid_blocks, at most what the device holds resident of both at once (one
+ * wave: the shares are equal; rs_resident_grid), at least 1. */
 static unsigned rs_byk_resident(unsigned grid_blocks)
 {
-    int dev = 0, sms = 0, a = 0, b = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&a, byk_count, RS_GROUP, 0) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, byk_scatter, RS_GROUP, 0) != cudaSuccess) {
-        (void)cudaGetLastError(); /* a query that failed leaves grid_blocks as it is; the launches report errors */
-        return grid_blocks > 0 ? grid_blocks : 1;
-    }
-    const unsigned cap = (unsigned)sms * (unsigned)(a < b ? a : b);
-    return cap > 0 && cap < grid_blocks ? cap : grid_blocks > 0 ? grid_blocks : 1;
+    const unsigned g = rs_resident_grid(byk_scatter, rs_resident_grid(byk_count, grid_blocks));
+    return g > 0 ? g : 1;
 }
 
 /* byk_count and byk_scatter with the same G = min(rs_byk_resident(grid_blocks), nb) blocks (cnt and pre hold
