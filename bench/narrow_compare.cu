@@ -1,4 +1,4 @@
-// Narrow types (issue 17 item 3): reduce and inclusive scan of int8, float16 and bfloat16 on the CUDA backend against
+// Narrow types (issue 17 item 3): reduce and inclusive scan of int8, float16, bfloat16 and int16 on the CUDA backend against
 // CUB on the same types and the same device memory, and against a device-to-device copy of the same bytes. Not part
 // of the CMake build: bench/narrow-compare.sh compiles it on a GPU machine against the toolkit's CUB and libredscan.
 //
@@ -8,11 +8,12 @@
 //   reads and writes n (cudaMemcpyAsync, device to device). x_copy = GB/s / the copy's GB/s (issue 17's target:
 //   0.85 at 2^28 on the H100); x_cub = CUB's time / ours.
 //
-// What is compared: redscan's sum of int8 in int32 (out_dtype INT32) against cub::DeviceReduce::Sum(int8 -> int32);
+// What is compared: redscan's sum of int8 / int16 in int32 (out_dtype INT32) against cub::DeviceReduce::Sum(-> int32);
 // redscan's sum of float16 / bfloat16 in float32 (out_dtype FLOAT32) against cub::DeviceReduce::Reduce(__half /
-// __nv_bfloat16 -> float, plus in float); scans int8 -> int8 (int32 arithmetic, the low bits stored) against
-// cub::DeviceScan::InclusiveSum(int8 -> int8), float16 / bfloat16 -> the same type (float32 arithmetic, rounded once)
-// against cub::DeviceScan::InclusiveScan with the op in float (CUB's accumulator then is float, stored narrow).
+// __nv_bfloat16 -> float, plus in float); scans int8 -> int8 and int16 -> int16 (int32 arithmetic, the low bits
+// stored) against cub::DeviceScan::InclusiveSum on the same types, float16 / bfloat16 -> the same type (float32
+// arithmetic, rounded once) against cub::DeviceScan::InclusiveScan with the op in float (CUB's accumulator then is
+// float, stored narrow).
 // Timing: CUDA events around CUB and the copy on one stream; redscan by redscan_last_device_time (events on its own
 // stream). Median of reps after one warm-up. Values are checked: the integer results must match exactly.
 #include <cub/device/device_reduce.cuh>
@@ -140,16 +141,23 @@ int main(int argc, char **argv)
     std::printf("%-9s %-6s %-34s %8s %8s %6s %6s   (n = %zu, %d reps, median)\n", "type", "op", "impl", "ms", "GB/s",
                 "x_copy", "x_cub", n, g_reps);
 
-    for (int ti = 0; ti < 3; ti++) {
-        const char *tname = ti == 0 ? "int8" : ti == 1 ? "float16" : "bfloat16";
-        const redscan_dtype dt = ti == 0 ? REDSCAN_INT8 : ti == 1 ? REDSCAN_FLOAT16 : REDSCAN_BFLOAT16;
+    for (int ti = 0; ti < 4; ti++) {
+        const char *tname = ti == 0 ? "int8" : ti == 1 ? "float16" : ti == 2 ? "bfloat16" : "int16";
+        const redscan_dtype dt = ti == 0   ? REDSCAN_INT8
+                                 : ti == 1 ? REDSCAN_FLOAT16
+                                 : ti == 2 ? REDSCAN_BFLOAT16
+                                           : REDSCAN_INT16;
+        const bool is_int = ti == 0 || ti == 3;
         const size_t es = ti == 0 ? 1 : 2, bytes = n * es;
-        // data: int8 in [-100, 100]; halves / bfloat16 of small integers (exact sums in float32 up to 2^24)
+        // data: int8 / int16 in [-100, 100]; halves / bfloat16 of small integers (exact sums in float32 up to 2^24)
         std::vector<unsigned char> h(bytes);
         for (size_t i = 0; i < n; i++) {
             const int v = (int)(rng() % 201) - 100;
             if (ti == 0) {
                 h[i] = (unsigned char)(signed char)v;
+            } else if (ti == 3) {
+                const int16_t s16 = (int16_t)v;
+                std::memcpy(&h[2 * i], &s16, 2);
             } else {
                 const float f = (float)(v % 8);
                 uint16_t b;
@@ -183,6 +191,11 @@ int main(int argc, char **argv)
             CK(cub::DeviceReduce::Sum(nullptr, tb, (const int8_t *)d_in, (int *)d_res, (int)n, g_st));
             cub.need(tb);
             cub_ms = time_cuda([&] { CK(cub::DeviceReduce::Sum(cub.temp, tb, (const int8_t *)d_in, (int *)d_res, (int)n, g_st)); });
+        } else if (ti == 3) {
+            size_t tb = 0;
+            CK(cub::DeviceReduce::Sum(nullptr, tb, (const int16_t *)d_in, (int *)d_res, (int)n, g_st));
+            cub.need(tb);
+            cub_ms = time_cuda([&] { CK(cub::DeviceReduce::Sum(cub.temp, tb, (const int16_t *)d_in, (int *)d_res, (int)n, g_st)); });
         } else if (ti == 1) {
             auto it = thrust::make_transform_iterator((const __half *)d_in, HalfToFloat());
             size_t tb = 0;
@@ -198,9 +211,9 @@ int main(int argc, char **argv)
         }
         unsigned char cub_res[8] = {0}, ours_res[8] = {0};
         CK(cudaMemcpy(cub_res, d_res, 4, cudaMemcpyDeviceToHost));
-        row(tname, "reduce", ti == 0 ? "cub::DeviceReduce::Sum -> int32" : "cub::DeviceReduce::Reduce -> float", cub_ms,
+        row(tname, "reduce", is_int ? "cub::DeviceReduce::Sum -> int32" : "cub::DeviceReduce::Reduce -> float", cub_ms,
             (double)bytes, copy_gbs, 0);
-        const redscan_reduce_desc rd = {REDSCAN_SUM, dt, ti == 0 ? REDSCAN_INT32 : REDSCAN_FLOAT32, REDSCAN_REDUCE_AUTO, 0};
+        const redscan_reduce_desc rd = {REDSCAN_SUM, dt, is_int ? REDSCAN_INT32 : REDSCAN_FLOAT32, REDSCAN_REDUCE_AUTO, 0};
         const double ours_ms = time_redscan([&] { RK(redscan_reduce_ex(g_ctx, &rd, bin, n, ours_res)); });
         row(tname, "reduce", "redscan_reduce_ex -> 32 bits", ours_ms, (double)bytes, copy_gbs, cub_ms);
         if (std::memcmp(cub_res, ours_res, 4) != 0) {
@@ -217,6 +230,11 @@ int main(int argc, char **argv)
             CK(cub::DeviceScan::InclusiveSum(nullptr, tb, (const int8_t *)d_in, (int8_t *)d_cub_out, (int)n, g_st));
             cub.need(tb);
             cub_ms = time_cuda([&] { CK(cub::DeviceScan::InclusiveSum(cub.temp, tb, (const int8_t *)d_in, (int8_t *)d_cub_out, (int)n, g_st)); });
+        } else if (ti == 3) {
+            size_t tb = 0;
+            CK(cub::DeviceScan::InclusiveSum(nullptr, tb, (const int16_t *)d_in, (int16_t *)d_cub_out, (int)n, g_st));
+            cub.need(tb);
+            cub_ms = time_cuda([&] { CK(cub::DeviceScan::InclusiveSum(cub.temp, tb, (const int16_t *)d_in, (int16_t *)d_cub_out, (int)n, g_st)); });
         } else if (ti == 1) {
             auto it = thrust::make_transform_iterator((const __half *)d_in, HalfToFloat());
             size_t tb = 0;
@@ -230,17 +248,17 @@ int main(int argc, char **argv)
             cub.need(tb);
             cub_ms = time_cuda([&] { CK(cub::DeviceScan::InclusiveScan(cub.temp, tb, it, (__nv_bfloat16 *)d_cub_out, FloatPlus(), (int)n, g_st)); });
         }
-        row(tname, "scan", ti == 0 ? "cub::DeviceScan::InclusiveSum" : "cub::DeviceScan::InclusiveScan(float op)",
+        row(tname, "scan", is_int ? "cub::DeviceScan::InclusiveSum" : "cub::DeviceScan::InclusiveScan(float op)",
             cub_ms, 2.0 * bytes, copy_gbs, 0);
         const redscan_scan_desc sd = {REDSCAN_SUM, dt, dt, 0, nullptr, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
         const double scan_ms = time_redscan([&] { RK(redscan_scan_ex(g_ctx, &sd, bin, bout, n)); });
         row(tname, "scan", "redscan_scan_ex (AUTO)", scan_ms, 2.0 * bytes, copy_gbs, cub_ms);
-        if (ti == 0) { // int8 wrap-around sums: bit-exact against CUB
+        if (is_int) { // int8 / int16 wrap-around sums: bit-exact against CUB
             std::vector<unsigned char> a(bytes), b(bytes);
             CK(cudaMemcpy(a.data(), d_cub_out, bytes, cudaMemcpyDeviceToHost));
             CK(cudaMemcpy(b.data(), d_out, bytes, cudaMemcpyDeviceToHost));
             if (a != b) {
-                std::printf("  int8 scans differ from CUB's\n");
+                std::printf("  %s scans differ from CUB's\n", tname);
                 bad++;
             }
         }
@@ -252,6 +270,6 @@ int main(int argc, char **argv)
         CK(cudaFree(d_res));
     }
     redscan_destroy(g_ctx);
-    std::printf("%s\n", bad ? "RESULTS DIFFER" : "results agree (int8 exactly; float sums of small integers exactly)");
+    std::printf("%s\n", bad ? "RESULTS DIFFER" : "results agree (int8 / int16 exactly; float sums of small integers exactly)");
     return bad ? 1 : 0;
 }

@@ -144,16 +144,11 @@ __device__ __forceinline__ void rs_spn_load(const rs_nsrc<T> in, rs_u64 base, rs
     }
 }
 
-/* out[8t + k] of a tile from its scanned sub-section x (exclusive: before = the previous sub-section's total). */
-template <typename T, class Op>
-__device__ __forceinline__ void rs_spn_store(const rs_ndst<T> out, rs_u64 base, rs_u64 n, bool full,
-                                             const T (&x)[RS_COARSE_ITEMS], T before, int exclusive, T seed)
+/* out[first + k] = y[k], k < 8 (first: thread t's 8t of a tile; full: the tile lies within n) */
+template <typename T>
+__device__ __forceinline__ void rs_spn_put(const rs_ndst<T> out, rs_u64 first, rs_u64 n, bool full,
+                                           const T (&y)[RS_COARSE_ITEMS])
 {
-    T y[RS_COARSE_ITEMS];
-#pragma unroll
-    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-        y[k] = rs_out<Op>(Op::combine(seed, exclusive ? (k == 0 ? before : x[k - 1]) : x[k]));
-    const rs_u64 first = base + (rs_u64)threadIdx.x * RS_COARSE_ITEMS;
     if (full && out.kind >= 0) {
         if (rs_narrow_of<T>::size(out.kind) == 1) rs_narrow_write_vec<unsigned char>(out.p, out.kind, first, y);
         else rs_narrow_write_vec<unsigned short>(out.p, out.kind, first, y);
@@ -164,6 +159,18 @@ __device__ __forceinline__ void rs_spn_store(const rs_ndst<T> out, rs_u64 base, 
         for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
             if (first + k < n) rs_put(out, first + k, y[k]);
     }
+}
+
+/* out[8t + k] of a tile from its scanned sub-section x (exclusive: before = the previous sub-section's total). */
+template <typename T, class Op>
+__device__ __forceinline__ void rs_spn_store(const rs_ndst<T> out, rs_u64 base, rs_u64 n, bool full,
+                                             const T (&x)[RS_COARSE_ITEMS], T before, int exclusive, T seed)
+{
+    T y[RS_COARSE_ITEMS];
+#pragma unroll
+    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+        y[k] = rs_out<Op>(Op::combine(seed, exclusive ? (k == 0 ? before : x[k - 1]) : x[k]));
+    rs_spn_put<T>(out, base + (rs_u64)threadIdx.x * RS_COARSE_ITEMS, n, full, y);
 }
 
 template <typename T, class Op>
@@ -283,6 +290,223 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
     }
 }
 
+/* ---- a narrow input other than float16, CUDA-only: the same bits, the values packed as loaded ----
+ * scan_single_pass_narrow's 4 tiles of widened values take 32 of its 64 registers, and more tiles per ticket spilled
+ * (8 tiles: 128 registers, 2 blocks per SM). This kernel keeps the loaded bytes instead (8 or 16 per thread and
+ * tile), so a ticket holds RS_SPP_PER = 8 tiles at 4 blocks per SM and one look-back serves 2-4 times the bytes.
+ * Each value is converted twice: phase 1 folds a sub-section into its total, phase 3 folds it again after the
+ * barrier (the same left fold, the same bits). That is a shift or a byte permute for the integers and bfloat16;
+ * float16's exact conversion (rs_half_to_float) is several instructions, and done twice it was slower than keeping
+ * the values widened (H100, 2^28: 0.41-0.44 of the copy against 0.52), so float16 stays with
+ * scan_single_pass_narrow. Figures: docs/PERFORMANCE.md, "Narrow scans, fourth round".
+ *   ITEMS = 8 (bfloat16, int16, uint16): the coarsened block's tiles of 2048; phases 1-3 and the look-back are
+ *     scan_single_pass_narrow's, so the bits are.
+ *   ITEMS = 16 (int8, uint8): tiles of 4096, 32 KiB per ticket as for the 16-bit types (8 values per thread gave
+ *     16 KiB tickets: 0.54 of the copy against 0.57). Another tiling changes the order of combination, which an
+ *     integer op (wrapping sum and product, min, max) does not see: every order gives the same bits. So do the
+ *     integers' phase 3, which folds seed (+) before once and then combines it with each running value. */
+#define RS_SPP_PER 8u
+static_assert(RS_SP_GROUP % RS_SPP_PER == 0, "tickets within a group");
+/* A thread's ITEMS values of BYTES bytes as loaded: 8 or 16 bytes. */
+template <unsigned SIZE> struct rs_spp_raw;
+template <> struct rs_spp_raw<8> {
+    typedef uint2 type;
+};
+template <> struct rs_spp_raw<16> {
+    typedef uint4 type;
+};
+
+__device__ __forceinline__ unsigned rs_spp_word(const uint2 &r, unsigned i) { return i == 0 ? r.x : r.y; }
+__device__ __forceinline__ unsigned rs_spp_word(const uint4 &r, unsigned i)
+{
+    return i == 0 ? r.x : i == 1 ? r.y : i == 2 ? r.z : r.w;
+}
+
+/* value k of a raw sub-section (values of sizeof(N) bytes) as N, converted to T */
+template <typename N, typename T, typename R> __device__ __forceinline__ T rs_spp_value(const R &r, unsigned k)
+{
+    const unsigned per_word = 4 / sizeof(N);
+    const unsigned w = rs_spp_word(r, k / per_word) >> (8 * sizeof(N) * (k % per_word));
+    N v;
+    if (sizeof(N) == 1) {
+        const unsigned char b = (unsigned char)w;
+        memcpy(&v, &b, 1);
+    } else {
+        const unsigned short b = (unsigned short)w;
+        memcpy(&v, &b, 2);
+    }
+    return (T)v;
+}
+
+/* x[k] = value k (the identity at and past n when the tile is not full) */
+template <typename T, class Op, unsigned BYTES, unsigned ITEMS>
+__device__ __forceinline__ void rs_spp_decode(const typename rs_spp_raw<BYTES * ITEMS>::type &r, int kind, bool full,
+                                              rs_u64 first, rs_u64 n, T (&x)[ITEMS])
+{
+    typedef typename rs_narrow_of<T>::A A;
+    typedef typename rs_narrow_of<T>::B B;
+#pragma unroll
+    for (unsigned k = 0; k < ITEMS; k++) {
+        T v;
+        if constexpr (BYTES == 1) v = rs_spp_value<A, T>(r, k);
+        else if constexpr (sizeof(A) == 2) v = kind == 0 ? rs_spp_value<A, T>(r, k) : rs_spp_value<B, T>(r, k);
+        else v = rs_spp_value<B, T>(r, k);
+        x[k] = full || first + k < n ? v : Op::identity();
+    }
+}
+
+template <typename T, class Op, unsigned BYTES, unsigned ITEMS>
+__global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
+    scan_single_pass_packed(const rs_nsrc<T> in, const rs_ndst<T> out, rs_sp_word_t *flags, rs_u64 n, int exclusive,
+                            T init, unsigned spins, int inplace)
+{
+    static_assert(ITEMS == RS_COARSE_ITEMS || !rs_type_info<T>::is_float, "another tile size: integers only");
+    typedef typename rs_spp_raw<BYTES * ITEMS>::type R;
+    const unsigned PER = RS_SPP_PER, SECTION = ITEMS * RS_GROUP;
+    __shared__ __align__(16) T aux[RS_SPP_PER][RS_GROUP];
+    __shared__ __align__(16) T r[RS_GROUP];
+    __shared__ unsigned wst[RS_SP_GROUP];
+    __shared__ T wv[RS_SP_GROUP];
+    __shared__ rs_u64 tile_l, cmd_l;
+    __shared__ int ok_l;
+    __shared__ T p_l[RS_SPP_PER];
+    const unsigned t = threadIdx.x;
+    const rs_u64 tiles = (n + (SECTION - 1)) / SECTION;
+    rs_sp_word_t *slots = flags + RS_SP_SLOT_BASE;
+    const rs_sp_frame fr = {0, tiles, 1, 0};
+    for (;;) {
+        if (t == 0) tile_l = atomicAdd(flags, 1ull);
+        __syncthreads();
+        const rs_u64 j = tile_l * PER;
+        if (j >= tiles) break;
+        const unsigned cnt = (unsigned)min((rs_u64)PER, tiles - j); /* tiles in this ticket, uniform */
+        const rs_u64 g = j / RS_SP_GROUP;
+        const unsigned p = (unsigned)(j % RS_SP_GROUP);
+        R raw[RS_SPP_PER];
+#pragma unroll
+        for (unsigned q = 0; q < PER; q++) {
+            const rs_u64 first = (j + q) * SECTION + (rs_u64)t * ITEMS;
+            if (q < cnt) {
+                if ((j + q + 1) * SECTION <= n) {
+                    raw[q] = *reinterpret_cast<const R *>(static_cast<const unsigned char *>(in.p) + first * BYTES);
+                } else { /* the last tile: byte by byte within n, the rest decoded as the identity */
+                    unsigned char b[sizeof(R)] = {};
+                    for (unsigned k = 0; k < ITEMS * BYTES; k++)
+                        if (first + k / BYTES < n) b[k] = static_cast<const unsigned char *>(in.p)[first * BYTES + k];
+                    memcpy(&raw[q], b, sizeof(R));
+                }
+            }
+        }
+        /* phase 1: each sub-section's total */
+#pragma unroll
+        for (unsigned q = 0; q < PER; q++) {
+            if (q < cnt) {
+                const rs_u64 first = (j + q) * SECTION + (rs_u64)t * ITEMS;
+                T x[ITEMS];
+                rs_spp_decode<T, Op, BYTES, ITEMS>(raw[q], in.kind, (j + q + 1) * SECTION <= n, first, n, x);
+                T acc = x[0];
+#pragma unroll
+                for (unsigned k = 1; k < ITEMS; k++) acc = Op::combine(acc, x[k]);
+                aux[q][t] = acc;
+            }
+        }
+        /* phase 2 over every tile's totals */
+        if (rs_coarse_phase2_in_warp<T, Op>::value) {
+            __syncthreads();
+            for (unsigned q = t / 32; q < cnt; q += RS_GROUP / 32) rs_kogge_stone_256_warp<Op>(aux[q]);
+        } else {
+            for (unsigned d = 1; d < RS_GROUP; d <<= 1) {
+                __syncthreads();
+                T temp[RS_SPP_PER];
+#pragma unroll
+                for (unsigned q = 0; q < PER; q++)
+                    if (q < cnt && t >= d) temp[q] = Op::combine(aux[q][t - d], aux[q][t]);
+                __syncthreads();
+#pragma unroll
+                for (unsigned q = 0; q < PER; q++)
+                    if (q < cnt && t >= d) aux[q][t] = temp[q];
+            }
+        }
+        __syncthreads();
+        const bool closes = cnt == PER && p + PER == RS_SP_GROUP;
+        T w = Op::identity(), a = init; /* thread 0's */
+        if (t < 32) {
+            if (t == 0) {
+#pragma unroll
+                for (unsigned q = 0; q < PER; q++)
+                    if (q < cnt) rs_sp_put<T>(slots, j + q, RS_SP_AGG, aux[q][RS_GROUP - 1]);
+            }
+            const auto total = [&](T wj) { /* closes: p = 32 - PER > 0, so W(j) is not empty */
+                T v = wj;
+#pragma unroll
+                for (unsigned q = 0; q < PER; q++) v = Op::combine(v, aux[q][RS_GROUP - 1]);
+                return v;
+            };
+            const bool ok = rs_sp_warp_lookback<T, Op, 1>(slots, fr, g, p, closes, total, spins, init, wst, wv, &w, &a);
+            if (t == 0) ok_l = ok;
+        }
+        __syncthreads();
+        if (!ok_l)
+            rs_sp_slow_path<rs_nsrc<T>, T, Op>(in, n, SECTION, slots, fr, g, p, aux[0][RS_GROUP - 1], wst, wv, spins,
+                                               inplace, init, r, &cmd_l, &w, &a);
+        if (t == 0) { /* W(j + q + 1) = W(j + q) (+) S[j + q], W(j) empty when p = 0 */
+            T wq = w;
+#pragma unroll
+            for (unsigned q = 0; q < PER; q++) {
+                if (q < cnt) p_l[q] = p + q ? Op::combine(a, wq) : a;
+                const T own = q < cnt ? aux[q][RS_GROUP - 1] : Op::identity();
+                wq = p + q ? Op::combine(wq, own) : own;
+            }
+            if (closes) rs_sp_put<T>(slots, fr.gslot(g), RS_SP_INC, Op::combine(a, wq));
+        }
+        __syncthreads();
+        if (inplace) __threadfence(); /* every S[j + q] is published before any of its input is overwritten */
+        /* phase 3 and the stores: the sub-section folded again, the previous sub-section's total first */
+#pragma unroll
+        for (unsigned q = 0; q < PER; q++) {
+            if (q < cnt) {
+                const rs_u64 base = (j + q) * SECTION, first = base + (rs_u64)t * ITEMS;
+                const bool full = base + SECTION <= n;
+                T x[ITEMS];
+                rs_spp_decode<T, Op, BYTES, ITEMS>(raw[q], in.kind, full, first, n, x);
+                const T before = t ? aux[q][t - 1] : Op::identity();
+                if constexpr (!rs_type_info<T>::is_float) {
+                    /* integers combine exactly associatively: seed (+) (before (+) acc_k) = (seed (+) before) (+)
+                     * acc_k, and aux[t] = before (+) acc_7 */
+                    const T sb = t ? Op::combine(p_l[q], before) : p_l[q];
+                    T y[ITEMS];
+                    T acc = x[0];
+                    y[0] = rs_out<Op>(exclusive ? sb : Op::combine(sb, acc));
+#pragma unroll
+                    for (unsigned k = 1; k < ITEMS; k++) {
+                        const T prev = acc;
+                        acc = Op::combine(acc, x[k]);
+                        y[k] = rs_out<Op>(Op::combine(sb, exclusive ? prev : acc));
+                    }
+#pragma unroll
+                    for (unsigned h = 0; h < ITEMS; h += RS_COARSE_ITEMS)
+                        rs_spn_put<T>(out, first + h, n, full, *reinterpret_cast<const T(*)[RS_COARSE_ITEMS]>(y + h));
+                    continue;
+                }
+                T acc = x[0];
+#pragma unroll
+                for (unsigned k = 1; k < RS_COARSE_ITEMS; k++) {
+                    acc = Op::combine(acc, x[k]);
+                    x[k] = acc;
+                }
+                if (t > 0) {
+#pragma unroll
+                    for (unsigned k = 0; k < RS_COARSE_ITEMS - 1; ++k) x[k] = Op::combine(before, x[k]);
+                }
+                x[ITEMS - 1] = aux[q][t];
+                rs_spn_store<T, Op>(out, base, n, full, *reinterpret_cast<const T(*)[RS_COARSE_ITEMS]>(x), before,
+                                    exclusive, p_l[q]);
+            }
+        }
+        __syncthreads();
+    }
+}
+
 /* ---- launcher ---- */
 
 template <class F> static cudaError_t rs_sp_dispatch_block(int block, F f)
@@ -313,15 +537,34 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
             const D dst = rs_scan_dst<X, T>::make(out, out_dtype);
             T init_v;
             memcpy(&init_v, init, sizeof init_v);
-            /* A narrow input with the coarsened block and aligned buffers: scan_single_pass_narrow (same bits);
-             * otherwise one tile per ticket whatever per says (one instance fewer per T for nvcc; per never changes
+            /* A narrow input with the coarsened block and aligned buffers: scan_single_pass_packed, float16
+             * scan_single_pass_narrow (same bits); otherwise one tile per ticket whatever per says (one instance fewer per T for nvcc; per never changes
              * the bits). */
             if constexpr (rs_is_nmark<X>::value && sizeof(T) == 4) {
                 if (block == 4 && ((uintptr_t)in | (uintptr_t)out) % 16 == 0) {
-                    const rs_u64 tickets = (n + RS_SPN_PER * RS_SECTION_COARSE - 1) / (RS_SPN_PER * RS_SECTION_COARSE);
-                    const unsigned blocks = tickets < grid ? (unsigned)tickets : grid; /* n > 0: tickets >= 1 */
-                    scan_single_pass_narrow<T, Op><<<blocks, RS_GROUP, 0, stream>>>(
-                        src, dst, flags, n, exclusive, init_v, spins, inplace);
+                    /* tickets of `per` tiles of `items` values per thread; the blocks past the resident ones find
+                     * none left */
+                    const auto blocks = [&](unsigned per, unsigned items) -> unsigned {
+                        const rs_u64 ticket = (rs_u64)per * items * RS_GROUP;
+                        const rs_u64 tickets = (n + ticket - 1) / ticket;
+                        return tickets < grid ? (unsigned)tickets : grid; /* n > 0: tickets >= 1 */
+                    };
+                    const unsigned b8 = blocks(RS_SPP_PER, RS_COARSE_ITEMS);
+                    if constexpr (rs_type_info<T>::is_float) {
+                        if (src.kind == 0) /* float16 */
+                            scan_single_pass_narrow<T, Op><<<blocks(RS_SPN_PER, RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
+                                src, dst, flags, n, exclusive, init_v, spins, inplace);
+                        else /* bfloat16 */
+                            scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<b8, RS_GROUP, 0, stream>>>(
+                                src, dst, flags, n, exclusive, init_v, spins, inplace);
+                    } else if (src.kind == 0) { /* int8 / uint8: 16 values per thread, 32 KiB per ticket */
+                        scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS>
+                            <<<blocks(RS_SPP_PER, 2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
+                                src, dst, flags, n, exclusive, init_v, spins, inplace);
+                    } else { /* int16 / uint16 */
+                        scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<b8, RS_GROUP, 0, stream>>>(
+                            src, dst, flags, n, exclusive, init_v, spins, inplace);
+                    }
                     return rs_launched();
                 }
             }
