@@ -730,10 +730,16 @@ __global__ void __launch_bounds__(RS_GROUP)
     }
 }
 
+/* A tile's heads are staged in shared memory (their places in the tile, by rank) and stored with coalesced writes:
+ * each thread storing its own up to 8 offsets at its rank scattered every store instruction of a warp over up to 32
+ * sectors (H100, 2^28 keys of which 90 % are runs of one: 0.68 ms, against 0.37 for byk_count, which reads the same
+ * keys). The offsets and their order are the same. */
 __global__ void RS_BYK_BOUNDS
     byk_scatter(const void *keys, int kkind, rs_u64 n, const rs_u64 *pre, rs_u64 *offsets)
 {
     __shared__ unsigned w[2][RS_GROUP / 32];
+    __shared__ unsigned short stage[RS_SS_TILE];
+    static_assert(RS_SS_TILE <= 65536, "a place in the tile fits 16 bits");
     const bool vec = rs_byk_vec(keys);
     rs_u64 b0, b1;
     rs_byk_share((n + RS_SS_TILE - 1) / RS_SS_TILE, &b0, &b1);
@@ -743,9 +749,12 @@ __global__ void RS_BYK_BOUNDS
         const rs_u64 first = b * RS_SS_TILE + threadIdx.x * RS_COARSE_ITEMS;
         const unsigned m = rs_byk_heads(keys, kkind, n, first, vec);
         unsigned tot;
-        rs_u64 r = base + rs_byk_scan<unsigned>(__popc(m), w[par], &tot);
+        /* the barrier in rs_byk_scan also orders the previous tile's reads of stage before these writes */
+        unsigned r = rs_byk_scan<unsigned>(__popc(m), w[par], &tot);
         for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-            if (m & (1u << k)) offsets[r++] = first + k;
+            if (m & (1u << k)) stage[r++] = (unsigned short)(threadIdx.x * RS_COARSE_ITEMS + k);
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < tot; i += RS_GROUP) offsets[base + i] = b * RS_SS_TILE + stage[i];
         base += tot;
     }
 }
