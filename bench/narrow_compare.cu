@@ -1,6 +1,7 @@
-// Narrow types (issue 17 item 3): reduce and inclusive scan of int8, float16, bfloat16 and int16 on the CUDA backend against
-// CUB on the same types and the same device memory, and against a device-to-device copy of the same bytes. Not part
-// of the CMake build: bench/narrow-compare.sh compiles it on a GPU machine against the toolkit's CUB and libredscan.
+// Narrow types (issue 17 item 3): reduce and inclusive scan of int8, float16, bfloat16 and int16 on the CUDA backend
+// against CUB on the same types and the same device memory, and against a device-to-device copy of the same bytes.
+// Not part of the CMake build: bench/narrow-compare.sh compiles it on a GPU machine against the toolkit's CUB and
+// libredscan.
 //
 //   narrow_compare N [reps]   prints one row per (type, operation, implementation):
 //     type op impl median_ms GB/s x_copy [x_cub]

@@ -538,8 +538,8 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
             T init_v;
             memcpy(&init_v, init, sizeof init_v);
             /* A narrow input with the coarsened block and aligned buffers: scan_single_pass_packed, float16
-             * scan_single_pass_narrow (same bits); otherwise one tile per ticket whatever per says (one instance fewer per T for nvcc; per never changes
-             * the bits). */
+             * scan_single_pass_narrow (same bits); otherwise one tile per ticket whatever per says (one instance
+             * fewer per T for nvcc; per never changes the bits). */
             if constexpr (rs_is_nmark<X>::value && sizeof(T) == 4) {
                 if (block == 4 && ((uintptr_t)in | (uintptr_t)out) % 16 == 0) {
                     /* tickets of `per` tiles of `items` values per thread; the blocks past the resident ones find
@@ -552,8 +552,9 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
                     const unsigned b8 = blocks(RS_SPP_PER, RS_COARSE_ITEMS);
                     if constexpr (rs_type_info<T>::is_float) {
                         if (src.kind == 0) /* float16 */
-                            scan_single_pass_narrow<T, Op><<<blocks(RS_SPN_PER, RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
-                                src, dst, flags, n, exclusive, init_v, spins, inplace);
+                            scan_single_pass_narrow<T, Op><<<blocks(RS_SPN_PER, RS_COARSE_ITEMS), RS_GROUP, 0,
+                                                             stream>>>(src, dst, flags, n, exclusive, init_v, spins,
+                                                                       inplace);
                         else /* bfloat16 */
                             scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<b8, RS_GROUP, 0, stream>>>(
                                 src, dst, flags, n, exclusive, init_v, spins, inplace);
