@@ -91,7 +91,8 @@ static size_t rs_seg_groups(redscan_ctx *ctx, uint64_t slots)
 
 /* A segmented reduction (kernels_cl/segmented.cl): the queue's count zeroed, seg_short for every segment of up to a
  * tile (the medium ones queued), seg_medium for the queue, then, when the input is longer than a tile
- * (plan->levels > 1), seg_tiles at levels 0 .. levels - 1 for the longer ones. ws: the four scratch buffers of
+ * (plan->levels > 1), seg_tiles at levels 0 .. levels - 1 for the longer ones (each returns at once when seg_short
+ * saw none: a flag beside the queue's count). ws: the four scratch buffers of
  * rs_seg_ws_bytes (A: level-1 values, B: level 2 and later, marks, queue); flags: the call's fault word, zeroed.
  * runs: NULL (S is the count), or a buffer whose first uint64 is the real count R <= S, read by the kernels (reduce
  * by key's _async form: S is the host's bound, n; the kernels stop at R). */
@@ -140,9 +141,9 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program,
         const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,    sizeof S,
                                 sizeof lv,      sizeof tiles,   sizeof(cl_mem), sizeof(cl_mem),
                                 sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&src, &offsets, &kind, &S, &lv, &tiles, &dst, &out, &ws[2], &flags, &runs};
+        const void *values[] = {&src, &offsets, &kind, &S, &lv, &tiles, &dst, &out, &ws[2], &flags, &runs, &ws[3]};
         const char *name = level == 0 ? name_in : name_t;
-        st = rs_set_args(ctx, k, name, 11, sizes, values);
+        st = rs_set_args(ctx, k, name, 12, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_seg_groups(ctx, tiles), name);
     }
     if (k_short) clReleaseKernel(k_short);

@@ -38,7 +38,7 @@
  *   seg_short(src, offsets, kind, S, out, queue, flags, runs)   runs: NULL, or the device word holding the real
  *                                                                segment count R <= S (reduce by key's _async form)
  *   seg_medium(src, queue, q_bound, out, flags)
- *   seg_tiles_in / _t(src, offsets, kind, S, level, tiles, dst, out, marks, flags, runs)
+ *   seg_tiles_in / _t(src, offsets, kind, S, level, tiles, dst, out, marks, flags, runs, queue)
  *   seg_argext_in(src, offsets, kind, S, part_v, part_i, out_v, has_v, out_i, flags, slots)   (RS_SEG_ARGEXT)
  *   seg_argext_pairs(src_v, src_i, offsets, kind, S, level, part_v, part_i, out_v, has_v, out_i, flags, slots) */
 #define RS_SEG_TILE 4096 /* RS_COARSE_TILE of reduce_coarsened.cl */
@@ -214,7 +214,8 @@ inline T rs_seg_team_tree(local T *l, uint t, uint lane, T v)
  * the batch's entries are listed in local memory first; an entry is two words, the segment index | its length <<
  * RS_SEG_LEN_SHIFT and its offset, so that seg_medium reads no offsets). Longer segments are seg_tiles' work. The
  * queue's order changes no bits: each segment's result depends on its own values only.
- * queue: a uint count at its start (zeroed by the host before the call), the entries from queue[1]. */
+ * queue: a uint count at its start (zeroed by seg_queue_zero before the call), the entries from queue[1]; the uint
+ * after the count (zeroed with it) becomes 1 when a segment is longer than RS_SEG_TILE, and seg_tiles runs only then. */
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
     global const IN_T *src, global const void *offsets, uint kind, ulong S_bound, global OUT_T *out,
     global ulong *queue, global const uint *flags, global const ulong *runs)
@@ -241,6 +242,8 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
                 medium = 1;
                 entry = s | len << RS_SEG_LEN_SHIFT;
                 base = o;
+            } else {
+                medium = 2; /* seg_tiles' */
             }
         }
         l_flag[t] = medium;
@@ -250,13 +253,16 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
         /* the batch's medium segments listed by work-item 0 (not by local atomics, whose results Oclgrind's
          * uninitialized-value check takes for uninitialized), then one global atomic reserves their places */
         if (t == 0) {
-            uint k = 0;
-            for (uint j = 0; j < RS_GROUP; j++)
-                if (l_flag[j]) {
+            uint k = 0, longer = 0;
+            for (uint j = 0; j < RS_GROUP; j++) {
+                if (l_flag[j] == 1) {
                     l_seg[k] = l_segt[j];
                     l_base[k] = l_baset[j];
                     k++;
                 }
+                longer |= l_flag[j] == 2;
+            }
+            if (longer) ((global uint *)queue)[1] = 1;
             l_n = k;
             l_at = k ? atomic_add((global uint *)queue, k) : 0;
         }
@@ -348,11 +354,12 @@ inline ulong rs_seg_find(global const void *offsets, uint kind, ulong S, ulong p
     kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void NAME(                                    \
         global const X *src, global const void *offsets, uint kind, ulong S_bound, uint level, ulong tiles,     \
         global T *dst, global OUT_T *out, global ulong *marks, global const uint *flags,                       \
-        global const ulong *runs)                                                                              \
+        global const ulong *runs, global const ulong *queue)                                                   \
     {                                                                                                          \
         local T l[RS_GROUP];                                                                                   \
         const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;                        \
-        if (flags[0]) return;                                                                                  \
+        /* faulty offsets, or no segment longer than a tile (seg_short's flag): uniform */                     \
+        if (flags[0] || !((global const uint *)queue)[1]) return;                                              \
         const ulong S = rs_seg_count(runs, S_bound), end = rs_seg_off(offsets, kind, S);                       \
         const ulong batches = (tiles + RS_SEG_ROWS - 1) / RS_SEG_ROWS;                                         \
         for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {                                 \

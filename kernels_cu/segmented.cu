@@ -163,7 +163,7 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
  * four values each, the others the identity, so of the tree only s = 4, 2, 1 change anything); up to RS_SEG_TILE:
  * appended to the queue for seg_medium, one global atomic per batch. queue: a 32-bit count at its start (zeroed by
  * the host), the entries from queue[1]; the 32 bits after the count (zeroed with it) become 1 when a segment is
- * longer than RS_SEG_TILE, and seg_tiles runs only then (CUDA-only; the OpenCL twin runs it always). */
+ * longer than RS_SEG_TILE, and seg_tiles runs only then (the same in the OpenCL twin). */
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
                                                       rs_u64 *queue, const unsigned *flags, const rs_u64 *runs)
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
                 l_base[at] = o;
             }
         }
-        /* CUDA-only: a segment longer than a tile sets the queue word's upper half for seg_tiles (below) */
+        /* a segment longer than a tile sets the queue word's upper half for seg_tiles (below) */
         if (__syncthreads_or(s < S && len > RS_SEG_TILE) && t == 0) reinterpret_cast<unsigned *>(queue)[1] = 1u;
         if (t == 0) l_at = l_n ? atomicAdd((unsigned *)queue, l_n) : 0;
         __syncthreads();
