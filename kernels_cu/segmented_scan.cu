@@ -671,8 +671,8 @@ __device__ __forceinline__ void rs_byk_share(rs_u64 nb, rs_u64 *b0, rs_u64 *b1)
 
 /* The block's exclusive scan of one value per thread and its total (the same ranks as segmented_scan.cl's
  * rs_byk_scan_*): a warp scan by shuffles, one barrier, then every thread adds the totals of the warps before its
- * own. `w` (RS_GROUP / 32 values) must not be rewritten until every thread has returned: the callers alternate two
- * copies. Every thread of the block calls it. */
+ * own. `w` (RS_GROUP / 32 values) must not be rewritten until every thread has returned: byk_scatter, which calls it
+ * once per tile, has a barrier between the calls. Every thread of the block calls it. */
 template <typename U> __device__ __forceinline__ U rs_byk_scan(U x, U *w, U *total)
 {
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -737,20 +737,20 @@ __global__ void __launch_bounds__(RS_GROUP)
 __global__ void RS_BYK_BOUNDS
     byk_scatter(const void *keys, int kkind, rs_u64 n, const rs_u64 *pre, rs_u64 *offsets)
 {
-    __shared__ unsigned w[2][RS_GROUP / 32];
+    __shared__ unsigned w[RS_GROUP / 32];
     __shared__ unsigned short stage[RS_SS_TILE];
     static_assert(RS_SS_TILE <= 65536, "a place in the tile fits 16 bits");
     const bool vec = rs_byk_vec(keys);
     rs_u64 b0, b1;
     rs_byk_share((n + RS_SS_TILE - 1) / RS_SS_TILE, &b0, &b1);
     rs_u64 base = pre[blockIdx.x];
-    unsigned par = 0;
-    for (rs_u64 b = b0; b < b1; b++, par ^= 1) {
+    for (rs_u64 b = b0; b < b1; b++) {
         const rs_u64 first = b * RS_SS_TILE + threadIdx.x * RS_COARSE_ITEMS;
         const unsigned m = rs_byk_heads(keys, kkind, n, first, vec);
         unsigned tot;
-        /* the barrier in rs_byk_scan also orders the previous tile's reads of stage before these writes */
-        unsigned r = rs_byk_scan<unsigned>(__popc(m), w[par], &tot);
+        /* the barrier in rs_byk_scan orders the previous tile's reads of stage before these writes; the one after
+         * them orders this tile's reads of w before the next tile's writes (so one copy of w) */
+        unsigned r = rs_byk_scan<unsigned>(__popc(m), w, &tot);
         for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
             if (m & (1u << k)) stage[r++] = (unsigned short)(threadIdx.x * RS_COARSE_ITEMS + k);
         __syncthreads();
