@@ -162,12 +162,13 @@ cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned level
                              unsigned long long q_bound, void *out, const unsigned *flags,
                              const unsigned long long *runs, unsigned grid_short, unsigned grid_medium,
                              unsigned grid_tiles, cudaStream_t stream);
-/* argmin / argmax: level 0 reads the values of dtype (src_i unused), later levels pairs; out_v may be NULL. */
-cudaError_t rs_cu_seg_argext(int dtype, int want_max, unsigned level, const void *src_v,
-                             const unsigned long long *src_i, int kind, const void *offsets,
-                             unsigned long long num_segments, void *part_v, unsigned long long *part_i, void *out_v,
-                             unsigned long long *out_i, const unsigned *flags, unsigned long long slots, unsigned grid,
-                             cudaStream_t stream);
+/* Segmented argmin / argmax: the same launches over (value, index) pairs of dtype; ws_a, ws_b: rs_seg_ws_bytes with
+ * RS_SEG_ARG_PAIR_BYTES per value; out_v may be NULL (no values wanted). */
+cudaError_t rs_cu_seg_argext(int dtype, int want_max, unsigned levels, const void *src, int kind, const void *offsets,
+                             unsigned long long num_segments, unsigned long long tiles, void *ws_a, void *ws_b,
+                             unsigned long long *marks, unsigned long long *queue, unsigned long long q_bound,
+                             void *out_v, unsigned long long *out_i, const unsigned *flags, unsigned grid_short,
+                             unsigned grid_medium, unsigned grid_tiles, cudaStream_t stream);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -1,9 +1,9 @@
 /* CUDA backend: segmented reduction and argmin / argmax launches (kernels_cu/segmented.cu; docs/ALGORITHMS.md,
  * "Segments"). Host twin of backend_opencl/ocl_segmented.c: the same plan, the same launches in the same order.
  *
- * A call is: the call's fault word zeroed (cudaMemsetAsync), seg_check, one launch per level of the plan
- * (rs_seg_plan_make), level l > 0 reading the partials of level l - 1 (two halves of the scratch, ping-pong). Nothing
- * waits for the device; faulty offsets make every level write nothing, and the next synchronize reports them. */
+ * A call is: the call's fault word zeroed (cudaMemsetAsync), seg_check, then seg_short, seg_medium and seg_tiles per
+ * level of the plan (rs_seg_plan_make; rs_cu_seg_reduce, and rs_cu_seg_argext over (value, index) pairs). Nothing
+ * waits for the device; faulty offsets make every kernel write nothing, and the next synchronize reports them. */
 #include <stdio.h>
 #include <string.h>
 
@@ -60,8 +60,8 @@ static redscan_status rs_seg_check(redscan_ctx *ctx, redscan_dtype offsets_dtype
                            "seg_check");
 }
 
-/* Blocks for a level of `slots` slots: one warp each, 8 per block, capped as every grid is (never changes bits). */
-static unsigned rs_seg_grid(rs_cuda *c, uint64_t slots) { return rs_cuda_grid_for(c, rs_div_up(slots, RS_GROUP / 32)); }
+/* Blocks for `warps` warps of work (queued segments, tiles), 8 per block, capped as every grid is (never changes bits). */
+static unsigned rs_seg_grid(rs_cuda *c, uint64_t warps) { return rs_cuda_grid_for(c, rs_div_up(warps, RS_GROUP / 32)); }
 
 /* A segmented reduction over S segments of the offsets (kind): seg_short, then seg_tiles per level (rs_cu_seg_reduce),
  * ws: the three buffers of rs_seg_ws_bytes; flags: the call's fault word, zeroed; runs: NULL, or the device word of the
@@ -118,25 +118,20 @@ redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, i
     if (values) RS_CUDA_TRY(rs_cuda_check_aligned(ctx, values, vsize, "segmented argmin/argmax: argument 'values'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
                                       "segmented argmin/argmax: argument 'offsets'"));
-    const size_t count = (size_t)(plan.part_max ? plan.part_max : 1);
-    const size_t bytes[4] = {count * vsize, count * 8, count * vsize, count * 8};
-    void *part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
+    size_t bytes[4];
+    rs_seg_ws_bytes(&plan, RS_SEG_ARG_PAIR_BYTES, bytes);
+    void *ws[4] = {NULL, NULL, NULL, NULL};
     unsigned *flags = NULL;
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, part));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, ws));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
     RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
-    for (unsigned level = 0; level < plan.levels; level++) {
-        const unsigned cur = level % 2, prev = 1 - cur;
-        const void *src_v = level == 0 ? in : part[2 * prev];
-        const unsigned long long *src_i = level == 0 ? NULL : (const unsigned long long *)part[2 * prev + 1];
-        RS_CUDA_TRY(rs_seg_launched(
-            ctx,
-            rs_cu_seg_argext((int)dtype, want_max, level, src_v, src_i, (int)offsets_dtype, offsets, num_segments,
-                             part[2 * cur], (unsigned long long *)part[2 * cur + 1], values,
-                             (unsigned long long *)indices, flags, plan.slots[level],
-                             rs_seg_grid(c, plan.slots[level]), c->stream),
-            "seg_argext"));
-    }
+    RS_CUDA_TRY(rs_seg_launched(
+        ctx,
+        rs_cu_seg_argext((int)dtype, want_max, plan.levels, in, (int)offsets_dtype, offsets, num_segments, plan.tiles,
+                         ws[0], ws[1], (unsigned long long *)ws[2], (unsigned long long *)ws[3], plan.queue, values,
+                         (unsigned long long *)indices, flags, rs_cuda_grid_for(c, rs_div_up(num_segments, RS_GROUP)),
+                         rs_seg_grid(c, plan.queue), rs_seg_grid(c, plan.tiles), c->stream),
+        "seg_argext"));
     c->seg_pending = 1;
     return REDSCAN_OK;
 }

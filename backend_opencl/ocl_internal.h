@@ -46,8 +46,8 @@ typedef enum {
     RS_OCL_PROG_SINGLE_PASS_KSDB,
     RS_OCL_PROG_SINGLE_PASS_BK,
     RS_OCL_PROG_SINGLE_PASS_COARSE,
-    RS_OCL_PROG_SEGMENTED,        /* segmented reduction: seg_check, seg_reduce_in (_t) */
-    RS_OCL_PROG_SEGMENTED_ARGEXT, /* segmented argmin / argmax: seg_check, seg_argext_in, seg_argext_pairs */
+    RS_OCL_PROG_SEGMENTED,        /* segmented reduction: seg_check, seg_short, seg_medium, seg_tiles_in (_t) */
+    RS_OCL_PROG_SEGMENTED_ARGEXT, /* segmented argmin / argmax: the reduction's kernels over (value, index) pairs */
     RS_OCL_PROG_SEGMENTED_SCAN,   /* segmented scan: seg_check, seg_scan_totals, _groups, _chain, _out */
     RS_OCL_PROG_COUNT
 } rs_ocl_family;

@@ -1,10 +1,10 @@
 /* OpenCL backend: segmented reduction and argmin / argmax launches (kernels_cl/segmented.cl; docs/ALGORITHMS.md,
  * "Segments"). Host twin: backend_cuda/cuda_segmented.c.
  *
- * A call is: the fault word of the call zeroed, seg_check over the offsets, then one launch per level of the plan
- * (rs_seg_plan_make, api/src/segmented.c): level 0 reads the input, level l > 0 the partials of level l - 1
- * (ping-pong between two scratch slots). Nothing waits for the device. Faulty offsets make every level write
- * nothing; the next synchronize reports them (rs_ocl_seg_report). */
+ * A call is: the fault word of the call zeroed, seg_check over the offsets, then the kernels: the segmented
+ * reduction's (rs_seg_reduce_levels, on the plan of rs_seg_plan_make, api/src/segmented.c; argmin / argmax run them
+ * too, over (value, index) pairs) or the segmented scan's. Nothing waits for the device. Faulty offsets make every
+ * kernel write nothing; the next synchronize reports them (rs_ocl_seg_report). */
 #include <string.h>
 
 #include "ocl_internal.h"
@@ -83,26 +83,49 @@ static redscan_status rs_seg_check(redscan_ctx *ctx, cl_program program, cl_mem 
     return st;
 }
 
-/* Groups for a level of `slots` slots: one warp each, 8 per group, capped as every grid is (never changes bits). */
-static size_t rs_seg_groups(redscan_ctx *ctx, uint64_t slots)
+/* Groups for `teams` tasks of a 32-work-item team, 8 per group, capped as every grid is (never changes bits). */
+static size_t rs_seg_groups(redscan_ctx *ctx, uint64_t teams)
 {
-    return rs_ocl_groups_for(rs_ocl_of(ctx), rs_div_up(slots, RS_GROUP / 32));
+    return rs_ocl_groups_for(rs_ocl_of(ctx), rs_div_up(teams, RS_GROUP / 32));
 }
 
-/* A segmented reduction (kernels_cl/segmented.cl): the queue's count zeroed, seg_short for every segment of up to a
- * tile (the medium ones queued), seg_medium for the queue, then, when the input is longer than a tile
- * (plan->levels > 1), seg_tiles at levels 0 .. levels - 1 for the longer ones (each returns at once when seg_short
- * saw none: a flag beside the queue's count). ws: the four scratch buffers of
- * rs_seg_ws_bytes (A: level-1 values, B: level 2 and later, marks, queue); flags: the call's fault word, zeroed.
- * runs: NULL (S is the count), or a buffer whose first uint64 is the real count R <= S, read by the kernels (reduce
- * by key's _async form: S is the host's bound, n; the kernels stop at R). */
-static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program, const rs_reduce_req *req,
-                                           const rs_seg_plan *plan, cl_mem in, cl_mem offsets, cl_uint kind,
-                                           cl_ulong S, const cl_mem *ws, cl_mem flags, cl_mem out, cl_mem runs)
+/* The output parameters of seg_short, seg_medium and seg_tiles_*, which sit at the same place in the three: the
+ * reduction's out (n = 1), or argmin / argmax's out_v, has_v, out_i (n = 3). */
+typedef struct {
+    int n;
+    size_t size[3];
+    const void *value[3];
+} rs_seg_out;
+
+/* rs_set_args for the kernels whose output parameters depend on the program: count arguments, with out's inserted
+ * at index at. */
+static redscan_status rs_seg_set_args(redscan_ctx *ctx, cl_kernel k, const char *what, int count, const size_t *sizes,
+                                      const void *const *values, int at, const rs_seg_out *out)
+{
+    for (int a = 0; a < count + out->n; a++) {
+        const int j = a < at ? a : a - out->n, mine = a >= at && a < at + out->n;
+        cl_int err = clSetKernelArg(k, (cl_uint)a, mine ? out->size[a - at] : sizes[j],
+                                    mine ? out->value[a - at] : values[j]);
+        if (err != CL_SUCCESS) return rs_ocl_fail(ctx, err, what);
+    }
+    return REDSCAN_OK;
+}
+
+/* The segmented reduction's kernels (kernels_cl/segmented.cl), on the reduction's program or argmin / argmax's: the
+ * queue's count zeroed, seg_short for every segment of up to a tile (the medium ones queued), seg_medium for the
+ * queue, then, when the input is longer than a tile (plan->levels > 1), seg_tiles at levels 0 .. levels - 1 for the
+ * longer ones (each returns at once when seg_short saw none: a flag beside the queue's count). has_t: the program
+ * has seg_tiles_t for levels >= 1 (without it IN_T is the level values' type, and seg_tiles_in serves them). ws: the
+ * four scratch buffers of rs_seg_ws_bytes (A: level-1 values, B: level 2 and later, marks, queue); flags: the call's
+ * fault word, zeroed. runs: NULL (S is the count), or a buffer whose first uint64 is the real count R <= S, read by
+ * the kernels (reduce by key's _async form: S is the host's bound, n; the kernels stop at R). */
+static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program, int has_t, const rs_seg_plan *plan,
+                                           cl_mem in, cl_mem offsets, cl_uint kind, cl_ulong S, const cl_mem *ws,
+                                           cl_mem flags, const rs_seg_out *out, cl_mem runs)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     const char *name_in = "seg_tiles_in";
-    const char *name_t = rs_ocl_has_t_kernels(req->dtype, req->out_dtype) ? "seg_tiles_t" : name_in;
+    const char *name_t = has_t ? "seg_tiles_t" : name_in;
     const cl_ulong q_bound = plan->queue;
     cl_kernel k_short = NULL, k_medium = NULL, k_in = NULL, k_t = NULL;
     cl_kernel k_zero = NULL; /* the queue's count zeroed by a kernel, not a host write: seg_queue_zero */
@@ -118,17 +141,17 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program,
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_medium", &k_medium);
     if (st == REDSCAN_OK) {
         /* a NULL cl_mem gives the kernel a NULL pointer (clSetKernelArg) */
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,    sizeof S,
-                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&in, &offsets, &kind, &S, &out, &ws[3], &flags, &runs};
-        st = rs_set_args(ctx, k_short, "seg_short", 8, sizes, values);
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,   sizeof S,
+                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&in, &offsets, &kind, &S, &ws[3], &flags, &runs};
+        st = rs_seg_set_args(ctx, k_short, "seg_short", 7, sizes, values, 4, out);
         if (st == REDSCAN_OK)
             st = rs_ocl_launch(ctx, k_short, rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), "seg_short");
     }
     if (st == REDSCAN_OK && q_bound > 0) {
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof q_bound, sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&in, &ws[3], &q_bound, &out, &flags};
-        st = rs_set_args(ctx, k_medium, "seg_medium", 5, sizes, values);
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof q_bound, sizeof(cl_mem)};
+        const void *values[] = {&in, &ws[3], &q_bound, &flags};
+        st = rs_seg_set_args(ctx, k_medium, "seg_medium", 4, sizes, values, 3, out);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_medium, rs_seg_groups(ctx, q_bound), "seg_medium");
     }
     if (st == REDSCAN_OK && plan->levels > 1) st = rs_ocl_kernel(ctx, program, name_in, &k_in);
@@ -138,12 +161,12 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program,
         const cl_mem src = level == 0 ? in : ws[level == 1 ? 0 : 1], dst = ws[level == 0 ? 0 : 1];
         const cl_uint lv = level;
         cl_kernel k = level == 0 ? k_in : k_t;
-        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,    sizeof S,
-                                sizeof lv,      sizeof tiles,   sizeof(cl_mem), sizeof(cl_mem),
-                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&src, &offsets, &kind, &S, &lv, &tiles, &dst, &out, &ws[2], &flags, &runs, &ws[3]};
+        const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,    sizeof S,       sizeof lv,
+                                sizeof tiles,   sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
+                                sizeof(cl_mem)};
+        const void *values[] = {&src, &offsets, &kind, &S, &lv, &tiles, &dst, &ws[2], &flags, &runs, &ws[3]};
         const char *name = level == 0 ? name_in : name_t;
-        st = rs_set_args(ctx, k, name, 12, sizes, values);
+        st = rs_seg_set_args(ctx, k, name, 11, sizes, values, 7, out);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k, rs_seg_groups(ctx, tiles), name);
     }
     if (k_short) clReleaseKernel(k_short);
@@ -153,15 +176,16 @@ static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, cl_program program,
     return st;
 }
 
-redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
-                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
+/* A whole segmented call on `program` (the reduction's or argmin / argmax's): its workspace (values of tsize bytes),
+ * the fault word zeroed, seg_check, the levels. */
+static redscan_status rs_seg_reduce_call(redscan_ctx *ctx, cl_program program, int has_t, size_t tsize, void *in,
+                                         size_t in_n, redscan_dtype offsets_dtype, void *offsets, size_t num_segments,
+                                         const rs_seg_out *out)
 {
     rs_seg_plan plan;
     rs_seg_plan_make(in_n, num_segments, &plan);
-    cl_program program;
-    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED, req->dtype, req->out_dtype, req->op, &program));
     size_t bytes[4];
-    rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
+    rs_seg_ws_bytes(&plan, tsize, bytes);
     cl_mem ws[4] = {NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
     redscan_status st = rs_ocl_scratch_split(ctx, 4, bytes, ws);
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
@@ -169,65 +193,41 @@ redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *re
     const cl_ulong S = num_segments;
     if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
     if (st == REDSCAN_OK)
-        st = rs_seg_reduce_levels(ctx, program, req, &plan, (cl_mem)in, (cl_mem)offsets, kind, S, ws, flags,
-                                  (cl_mem)out, NULL);
+        st = rs_seg_reduce_levels(ctx, program, has_t, &plan, (cl_mem)in, (cl_mem)offsets, kind, S, ws, flags, out,
+                                  NULL);
     if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
     for (int i = 0; i < 4; i++)
         if (ws[i]) clReleaseMemObject(ws[i]);
     return st;
 }
 
+redscan_status rs_ocl_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *req, void *in, size_t in_n,
+                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
+{
+    cl_program program;
+    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED, req->dtype, req->out_dtype, req->op, &program));
+    const cl_mem o = (cl_mem)out;
+    const rs_seg_out args = {1, {sizeof(cl_mem)}, {&o}};
+    return rs_seg_reduce_call(ctx, program, rs_ocl_has_t_kernels(req->dtype, req->out_dtype),
+                              redscan_dtype_size(rs_compute_dtype(req->out_dtype)), in, in_n, offsets_dtype, offsets,
+                              num_segments, &args);
+}
+
+/* The reduction's kernels over (value, index) pairs of RS_SEG_ARG_PAIR_BYTES: its decomposition balances the work
+ * whatever the segments' lengths, and the result does not depend on the order of combination (segmented.cl). */
 redscan_status rs_ocl_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, int want_max, void *in, size_t in_n,
                                        redscan_dtype offsets_dtype, void *offsets, size_t num_segments,
                                        void *indices, void *values)
 {
-    rs_seg_plan plan;
-    rs_seg_plan_make(in_n, num_segments, &plan);
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_ARGEXT, dtype, dtype,
                                   want_max ? REDSCAN_MAX : REDSCAN_MIN, &program));
-    const size_t vsize = redscan_dtype_size(dtype), count = (size_t)(plan.part_max ? plan.part_max : 1);
-    const size_t bytes[4] = {count * vsize, count * sizeof(cl_ulong), count * vsize, count * sizeof(cl_ulong)};
-    cl_kernel k_in = NULL, k_pairs = NULL;
-    cl_mem part[4] = {NULL, NULL, NULL, NULL}; /* values A, indices A, values B, indices B */
-    cl_mem flags = NULL, sticky = NULL;
-    redscan_status st = rs_ocl_kernel(ctx, program, "seg_argext_in", &k_in);
-    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_argext_pairs", &k_pairs);
-    if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, plan.levels > 1 ? 4 : 2, bytes, part);
-    if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
-    const cl_uint kind = (cl_uint)offsets_dtype;
-    const cl_ulong S = num_segments;
-    if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
     /* No values wanted: the kernels get the index buffer in its place and has_v = 0 (they never write it). */
     const cl_int has_v = values != NULL;
-    const cl_mem off = (cl_mem)offsets, out_i = (cl_mem)indices, out_v = values ? (cl_mem)values : out_i;
-    for (unsigned level = 0; st == REDSCAN_OK && level < plan.levels; level++) {
-        const cl_ulong slots = plan.slots[level];
-        const cl_mem dv = part[2 * (level % 2)], di = part[2 * (level % 2) + 1];
-        if (level == 0) {
-            const cl_mem src = (cl_mem)in;
-            const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof kind,   sizeof S,       sizeof(cl_mem), sizeof(cl_mem),
-                                    sizeof(cl_mem), sizeof has_v,   sizeof(cl_mem), sizeof(cl_mem), sizeof slots};
-            const void *args[] = {&src, &off, &kind, &S, &dv, &di, &out_v, &has_v, &out_i, &flags, &slots};
-            st = rs_set_args(ctx, k_in, "seg_argext_in", 11, sizes, args);
-            if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_in, rs_seg_groups(ctx, slots), "seg_argext_in");
-        } else {
-            const cl_mem sv = part[2 * ((level - 1) % 2)], si = part[2 * ((level - 1) % 2) + 1];
-            const cl_uint lv = level;
-            const size_t sizes[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof kind,   sizeof S,
-                                    sizeof lv,      sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof has_v,
-                                    sizeof(cl_mem), sizeof(cl_mem), sizeof slots};
-            const void *args[] = {&sv, &si, &off, &kind, &S, &lv, &dv, &di, &out_v, &has_v, &out_i, &flags, &slots};
-            st = rs_set_args(ctx, k_pairs, "seg_argext_pairs", 13, sizes, args);
-            if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k_pairs, rs_seg_groups(ctx, slots), "seg_argext_pairs");
-        }
-    }
-    if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
-    for (int i = 0; i < 4; i++)
-        if (part[i]) clReleaseMemObject(part[i]);
-    if (k_in) clReleaseKernel(k_in);
-    if (k_pairs) clReleaseKernel(k_pairs);
-    return st;
+    const cl_mem out_i = (cl_mem)indices, out_v = values ? (cl_mem)values : out_i;
+    const rs_seg_out args = {3, {sizeof(cl_mem), sizeof has_v, sizeof(cl_mem)}, {&out_v, &has_v, &out_i}};
+    return rs_seg_reduce_call(ctx, program, 1, RS_SEG_ARG_PAIR_BYTES, in, in_n, offsets_dtype, offsets, num_segments,
+                              &args);
 }
 
 /* Segmented scan (kernels_cl/segmented_scan.cl; docs/ALGORITHMS.md, "Segmented scans"): seg_scan_short (the
@@ -561,9 +561,11 @@ redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, 
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kg, rs_ocl_groups_for(o, rs_div_up(S, RS_GROUP)), "byk_gather");
     }
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky); /* no seg_check; the kernels read the word */
+    const cl_mem agg = (cl_mem)aggregates;
+    const rs_seg_out out = {1, {sizeof(cl_mem)}, {&agg}};
     if (st == REDSCAN_OK)
-        st = rs_seg_reduce_levels(ctx, p_reduce, req, &plan, (cl_mem)in, part[4], kind, S, part, flags,
-                                  (cl_mem)aggregates, wait_ok ? NULL : count);
+        st = rs_seg_reduce_levels(ctx, p_reduce, rs_ocl_has_t_kernels(req->dtype, req->out_dtype), &plan, (cl_mem)in,
+                                  part[4], kind, S, part, flags, &out, wait_ok ? NULL : count);
     if (st == REDSCAN_OK && wait_ok) *runs_host = S;
     for (int i = 0; i < 8; i++)
         if (part[i]) clReleaseMemObject(part[i]);

@@ -7,11 +7,12 @@
 # (float32 / int32 sum) against CUB's DeviceScan::InclusiveSumByKey and redscan's unsegmented scan of n values
 # (x_flat), every element checked (int32 exactly, float32 within 1e-5 * prefix sum|x|, scan by key and segmented scan
 # bit for bit equal); the last line is the verdict with the mismatch counts (exit status 1 on any).
-#   LIB=/path/with/libredscan.so.0 bench/segmented-compare.sh [log2 sizes...]   (default 26 28; REPS=20)
+#   LIB=/path/with/libredscan.so.0 bench/segmented-compare.sh [log2 sizes...]   (default 26 28; REPS=20; PARTS=rks:
+#   r segmented reduce and argmax, k reduce by key, s scan by key and segmented scan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${LIB:?set LIB to the folder of libredscan.so.0}"
 BIN=${BIN:-/tmp/segmented_compare}
 nvcc -O3 -std=c++17 -arch=sm_90 -Iapi/include bench/segmented_compare.cu -o "$BIN" -L"$LIB" -l:libredscan.so.0 \
     -Xlinker -rpath="$LIB"
-for e in ${@:-26 28}; do "$BIN" $((1 << e)) "${REPS:-20}"; done
+for e in ${@:-26 28}; do "$BIN" $((1 << e)) "${REPS:-20}" "${PARTS:-rks}"; done

@@ -5,7 +5,8 @@
 // than twice the time of an unsegmented one over the same bytes). Not part of the CMake build:
 // bench/segmented-compare.sh compiles it on a GPU machine against the toolkit's CUB and libredscan.
 //
-//   segmented_compare N [reps]   prints, for each segment-length distribution, one row per (type, op, implementation):
+//   segmented_compare N [reps [parts]]   (parts: any of r, k, s, the three parts below; all by default) prints,
+//   for each segment-length distribution, one row per (type, op, implementation):
 //     dist type op impl median_ms GB/s x_copy [x_cub [x_flat]]
 //   GB/s counts the bytes the operation must read: the n input elements and the num_segments + 1 offsets (the
 //   outputs, 4 bytes per segment, are not counted). The copy row copies that many bytes (cudaMemcpyAsync, device to
@@ -20,6 +21,8 @@
 // segment of all n). Offsets are int32 while n + 1 fits, else int64 (the same array for CUB and redscan).
 // Operations: float32 sum (redscan: SUM FLOAT32; CUB: DeviceSegmentedReduce::Sum), int32 sum (wrap-around, both),
 // float32 max (CUB: DeviceSegmentedReduce::Reduce with a max functor and -inf, redscan's value of an empty segment).
+// float32 argmax (op "amax"; CUB: DeviceSegmentedReduce::ArgMax; x_flat against redscan_argmax_async over the same
+// bytes): the index of the first largest element and its value, checked against the host (run_argmax).
 // Timing: everything on one stream; redscan's context works on that stream (redscan_create_on_cuda_stream) and its
 // _async forms are timed by the same CUDA events around the call as CUB and the copy. Median of reps after one
 // warm-up. Checks: int32 sums equal CUB's and the host's exactly; float32 max bit for bit; float32 sums of redscan, of
@@ -239,6 +242,9 @@ struct Run {
     int *d_keys;                      // n keys (reduce by key)
     void *d_uk_cub, *d_agg_cub, *d_uk_ours, *d_agg_ours; // n elements of 4 bytes each
     unsigned long long *d_runs;       // [0]: CUB's run count (int64), [1]: ours (uint64)
+    cub::KeyValuePair<int, float> *d_kv; // CUB's segmented argmax, smax pairs
+    unsigned long long *d_arg_i;         // ours: smax indices
+    float *d_arg_v;                      // ours: smax values
     Cub cub;
     int bad = 0;
     double worst_flat = 0, worst_fdiff = 0;
@@ -247,6 +253,73 @@ struct Run {
     size_t scan_checked = 0, scan_vs_cub = 0, scan_vs_ref = 0, scan_not_same = 0;
     double worst_scan_flat = 0, worst_scan_fdiff = 0;
 };
+
+// float32 argmax per segment: cub::DeviceSegmentedReduce::ArgMax against redscan_segmented_argmax_async (indices and
+// values), x_flat against redscan_argmax_async over the same bytes. Checked against the host: the index of the first
+// largest element of each segment (both libraries return the first on ties; CUB's key is taken as either the
+// position in the segment or in the input) and its value's bits; an empty segment: ours UINT64_MAX and -inf, CUB's
+// key is not checked there.
+template <class OffT>
+static void run_argmax(Run &R, const Dist &D, const OffT *d_off, redscan_dtype off_dt, redscan_buffer *boff,
+                       double bytes, size_t flat_n, double copy_gbs)
+{
+    const size_t n = R.n, S = D.off.size() - 1;
+    const char *dn = D.name.c_str();
+    size_t tb = 0;
+    CK(cub::DeviceSegmentedReduce::ArgMax(nullptr, tb, R.d_f, R.d_kv, (int)S, d_off, d_off + 1, g_st));
+    R.cub.need(tb);
+    const double cub_ms = time_cuda([&] {
+        CK(cub::DeviceSegmentedReduce::ArgMax(R.cub.temp, tb, R.d_f, R.d_kv, (int)S, d_off, d_off + 1, g_st));
+    });
+    row(dn, "float32", "amax", "cub::DeviceSegmentedReduce::ArgMax", cub_ms, bytes, copy_gbs, 0, 0);
+
+    redscan_buffer *bin = nullptr, *bflat = nullptr, *bi = nullptr, *bv = nullptr, *fi = nullptr;
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_f, n * 4, &bin));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_f, flat_n * 4, &bflat));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_arg_i, S * 8, &bi));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_arg_v, S * 4, &bv));
+    RK(redscan_buffer_wrap_cuda(g_ctx, R.d_res, 16, &fi));
+    CK(cudaMemsetAsync(R.d_arg_i, 0xa5, S * 8, g_st));
+    CK(cudaMemsetAsync(R.d_arg_v, 0xa5, S * 4, g_st));
+    const double seg_ms = time_cuda(
+        [&] { RK(redscan_segmented_argmax_async(g_ctx, REDSCAN_FLOAT32, bin, off_dt, boff, S, bi, bv)); });
+    RK(redscan_synchronize(g_ctx));
+    const double flat_ms =
+        time_cuda([&] { RK(redscan_argmax_async(g_ctx, REDSCAN_FLOAT32, bflat, flat_n, fi, nullptr)); });
+    RK(redscan_synchronize(g_ctx));
+    row(dn, "float32", "amax", "redscan_segmented_argmax_async", seg_ms, bytes, copy_gbs, cub_ms, flat_ms);
+    row(dn, "float32", "amax", "redscan_argmax_async (same bytes, flat)", flat_ms, bytes, copy_gbs, 0, 0);
+    R.worst_flat = std::max(R.worst_flat, seg_ms / flat_ms);
+
+    std::vector<cub::KeyValuePair<int, float>> hk(S);
+    std::vector<unsigned long long> hi(S);
+    std::vector<float> hv(S);
+    CK(cudaMemcpy(hk.data(), R.d_kv, S * sizeof hk[0], cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hi.data(), R.d_arg_i, S * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hv.data(), R.d_arg_v, S * 4, cudaMemcpyDeviceToHost));
+    size_t wrong = 0, first = 0;
+    for (size_t s = 0; s < S; s++) {
+        const int64_t b = D.off[s], e = D.off[s + 1];
+        bool ok;
+        if (b == e) {
+            ok = hi[s] == ~0ull && hv[s] == -INFINITY;
+        } else {
+            int64_t best = b;
+            for (int64_t i = b + 1; i < e; i++)
+                if (R.h_f[i] > R.h_f[best]) best = i;
+            const int64_t ck = hk[s].key;
+            ok = hi[s] == (unsigned long long)best && std::memcmp(&hv[s], &R.h_f[best], 4) == 0 &&
+                 (ck == best || ck + b == best) && std::memcmp(&hk[s].value, &R.h_f[best], 4) == 0;
+        }
+        if (!ok && !wrong++) first = s;
+    }
+    if (wrong) {
+        std::printf("  %s float32 argmax: %zu of %zu segments differ, first %zu (redscan %llu, cub key %d)\n", dn,
+                    wrong, S, first, hi[first], hk[first].key);
+        R.bad++;
+    }
+    for (redscan_buffer *b : {bin, bflat, bi, bv, fi}) redscan_buffer_destroy(g_ctx, b);
+}
 
 template <class OffT> static void run_dist(Run &R, const Dist &D)
 {
@@ -367,6 +440,7 @@ template <class OffT> static void run_dist(Run &R, const Dist &D)
         redscan_buffer_destroy(g_ctx, bin);
         redscan_buffer_destroy(g_ctx, bflat);
     }
+    run_argmax(R, D, d_off, off_dt, boff, bytes, flat_n, copy_gbs);
     redscan_buffer_destroy(g_ctx, boff);
     redscan_buffer_destroy(g_ctx, bout);
     redscan_buffer_destroy(g_ctx, bres);
@@ -666,12 +740,14 @@ template <class OffT> static void run_scan(Run &R, const Dist &D)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: segmented_compare N [reps]\n");
+        std::fprintf(stderr, "usage: segmented_compare N [reps [parts]]\n");
         return 2;
     }
     Run R;
     const size_t n = R.n = std::strtoull(argv[1], nullptr, 0);
     if (argc > 2) g_reps = std::atoi(argv[2]);
+    // parts: any of r (segmented reduce and argmax), k (reduce by key), s (scan by key, segmented scan); all by default
+    const char *parts = argc > 3 ? argv[3] : "rks";
     if (n < 1 || g_reps < 1) {
         std::fprintf(stderr, "segmented_compare: N and reps must be >= 1\n");
         return 2;
@@ -722,6 +798,9 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&R.d_runs, 16));
     CK(cudaMalloc(&R.d_cub, smax * 4));
     CK(cudaMalloc(&R.d_ours, smax * 4));
+    CK(cudaMalloc(&R.d_kv, smax * sizeof(cub::KeyValuePair<int, float>)));
+    CK(cudaMalloc(&R.d_arg_i, smax * 8));
+    CK(cudaMalloc(&R.d_arg_v, smax * 4));
     CK(cudaMalloc(&R.d_res, 16));
     CK(cudaMemcpy(R.d_f, hf.data(), n * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(R.d_i, hi.data(), n * 4, cudaMemcpyHostToDevice));
@@ -731,6 +810,7 @@ int main(int argc, char **argv)
     std::printf("%s, CUB %d.%d.%d; n = %zu, %d reps, median; GB/s = (input + offsets bytes) / time\n", prop.name,
                 CUB_VERSION / 100000, CUB_VERSION / 100 % 1000, CUB_VERSION % 100, n, g_reps);
     for (const Dist &d : dists) {
+        if (!std::strchr(parts, 'r')) break;
         describe(d, n, off64 ? "int64" : "int32");
         std::printf("%-9s %-8s %-4s %-40s %9s %8s %6s %6s %6s\n", "dist", "type", "op", "impl", "ms", "GB/s", "x_copy",
                     "x_cub", "x_flat");
@@ -740,13 +820,14 @@ int main(int argc, char **argv)
             run_dist<int32_t>(R, d);
     }
     for (const Dist &d : dists) {
-        if (d.name != "uniform" && d.name != "powerlaw") continue;
+        if (!std::strchr(parts, 'k') || (d.name != "uniform" && d.name != "powerlaw")) continue;
         std::printf("# reduce by key, runs of %s: %zu runs, keys int32\n", d.name.c_str(), d.off.size() - 1);
         std::printf("%-9s %-8s %-4s %-40s %9s %8s %6s %6s %6s\n", "dist", "type", "op", "impl", "ms", "GB/s", "x_copy",
                     "x_cub", "x_seg");
         run_rbk(R, d);
     }
     for (const Dist &d : dists) {
+        if (!std::strchr(parts, 's')) break;
         std::printf("# scan by key (int32 keys: the segment index of each element) and segmented scan (offsets %s), "
                     "runs / segments of %s, inclusive sum; CUB: DeviceScan::InclusiveSumByKey on those keys\n",
                     off64 ? "int64" : "int32", d.name.c_str());

@@ -5,48 +5,46 @@
  * tile expression (reduce_coarsened.cl), then the chunk values by the same expression, level after level, until
  * one is left - the passes of rs_ocl_reduce applied to the slice.
  *
- * Work decomposition (the reduction; argmin / argmax keep the slots below):
- *   seg_short   a work-item per segment (offsets read coalesced): empty -> RS_SEG_EMPTY; up to RS_SEG_SHORT = 32
- *               values -> its own fold (RS_SEG_SERIAL: the tile's work-items 0..7 hold four values each, the rest
- *               the identity, and combining with the identity is exact); up to RS_SEG_TILE -> the queue
+ * Work decomposition (both programs: the reduction and argmin / argmax run the same kernels):
+ *   seg_short   a work-item per segment (offsets read coalesced): empty -> the empty result; up to RS_SEG_SHORT =
+ *               32 values -> its own fold (RS_SEG_SERIAL: the tile's work-items 0..7 hold four values each, the
+ *               rest the identity, and combining with the identity is exact); up to RS_SEG_TILE -> the queue
  *   seg_medium  a team of 32 work-items per queued segment: the tile expression (RS_SEG_TEAM_FOLD)
  *   seg_tiles   segments longer than a tile: a team per tile of the input at level 0 (found by rs_seg_find, two
- *               33-ary searches of the offsets per tile), per tile again at levels >= 1 for the chunk values
- * So a segment's cost is its own values (and a search per tile for a long one), whatever the other segments.
+ *               searches of the offsets per tile), per tile again at levels >= 1 for the chunk values
+ * So a segment's cost is its own values (and a search per tile for a long one), whatever the other segments: many
+ * tiny segments cost a work-item each, not a team.
  *
- * Argmin / argmax, the same at every level l (level 0 reads the input, level l + 1 the partials of level l):
- *   P_0(s) = offsets[s], P_{l+1}(s) = s + P_l(s) / 4096    where segment s's level-l values start
- *   len_0(s) = offsets[s+1] - offsets[s], len_{l+1}(s) = ceil(len_l(s) / 4096)
- *   slots K_l(s) = P_{l+1}(s) .. K_l(s+1) - 1 belong to segment s at level l: slot K_l(s) + c is chunk c
- * K_l is strictly increasing in s and gives every segment at least ceil(len_l / 4096) slots (and at most one more),
- * so a slot maps to its segment by a binary search over offsets, with no scan and no host round trip, and a
- * chunk's pair is stored at its slot: where level l + 1 expects segment s's values. Every slot is one warp's
- * work (32 work-items, one chunk).
+ * Argmin / argmax (-DRS_SEG_ARGEXT) reduce (value, index) pairs with those kernels: level 0 pairs element j with j,
+ * its position in the input, and combine keeps the pair that rs_before (common.clh) puts first. rs_before is a
+ * strict total order (values, NaN first, then the index), so a segment's pairs have one first pair, and any tree
+ * of combines over them returns it: the chunk layout and the tree's shape, made for the reduction's bits, change
+ * nothing about the result, which is the element redscan_argmin / _argmax of the slice returns. The macros that
+ * differ between the programs (RS_SEG_VT, RS_SEG_OP, RS_SEG_PUT, ...) are listed where they are defined.
  *
- * The team's tile expression (both): lane j stands for the tile's work-items j + 32r (r = 0..7): it folds their 16
+ * The team's tile expression: lane j stands for the tile's work-items j + 32r (r = 0..7): it folds their 16
  * elements each (k outer, v inner, from the identity, identity past the chunk's end), then levels s = 128, 64, 32 of
  * the sequential-addressing tree combine the lane's own rows (r with r + 4, r + 2, r + 1), and s = 16 .. 1 go
  * through local memory: the same operands in the same order as rs_tree_seq.
  *
  * Offsets are read as any of INT32 / UINT32 / INT64 / UINT64 (kind = the redscan_dtype, a kernel argument: one
  * program for all four). seg_check validates them on the device; the reductions do nothing when it found a fault,
- * so the output stays untouched.
+ * so the output stays untouched. OUT: the output parameters, `out` (the reduction) or `out_v, has_v, out_i`
+ * (argmin / argmax: values, whether they are wanted, indices).
  *   seg_check(offsets, kind, S, n, flags, sticky)               flags[0]: this call's faults; sticky[0]: faults
  *                                                                since the last report, sticky[1]: their smallest
  *                                                                faulty index (saturated). Two buffers on OpenCL:
  *                                                                each host write covers a whole buffer (Oclgrind)
- *   seg_short(src, offsets, kind, S, out, queue, flags, runs)   runs: NULL, or the device word holding the real
+ *   seg_queue_zero(queue)
+ *   seg_short(src, offsets, kind, S, OUT, queue, flags, runs)   runs: NULL, or the device word holding the real
  *                                                                segment count R <= S (reduce by key's _async form)
- *   seg_medium(src, queue, q_bound, out, flags)
- *   seg_tiles_in / _t(src, offsets, kind, S, level, tiles, dst, out, marks, flags, runs, queue)
- *   seg_argext_in(src, offsets, kind, S, part_v, part_i, out_v, has_v, out_i, flags, slots)   (RS_SEG_ARGEXT)
- *   seg_argext_pairs(src_v, src_i, offsets, kind, S, level, part_v, part_i, out_v, has_v, out_i, flags, slots) */
+ *   seg_medium(src, queue, q_bound, OUT, flags)
+ *   seg_tiles_in / _t(src, offsets, kind, S, level, tiles, dst, OUT, marks, flags, runs, queue) */
 #define RS_SEG_TILE 4096 /* RS_COARSE_TILE of reduce_coarsened.cl */
-#define RS_SEG_K 4
 #define RS_SEG_V 4
 #define RS_SEG_LANES 32
 #define RS_SEG_ROWS (RS_GROUP / RS_SEG_LANES) /* 8: rows of a lane, and warps of a group */
-#define RS_SEG_PAD ((ulong)-1)
+#define RS_SEG_PAD ((ulong)-1) /* argmin / argmax: the padding index, ranked after every element */
 #define RS_SEG_SHORT 32 /* seg_short: a segment of up to this many elements is one work-item's */
 #define RS_SEG_NONE ((ulong)-1) /* first / cont: no segment */
 #define RS_SEG_LEN_SHIFT 48 /* a queue entry: the segment index | its length << 48, then its offset */
@@ -63,13 +61,6 @@ inline ulong rs_seg_off(global const void *p, uint kind, ulong s)
     if (kind == RS_UINT32) return (ulong)((global const uint *)p)[s];
     if (kind == RS_INT64) return (ulong)((global const long *)p)[s];
     return ((global const ulong *)p)[s];
-}
-
-/* P_level(s) from P_0 = o */
-inline ulong rs_seg_start(ulong s, ulong o, uint level)
-{
-    for (uint i = 0; i < level; i++) o = s + o / RS_SEG_TILE;
-    return o;
 }
 
 inline ulong rs_seg_len(ulong len, uint level)
@@ -97,58 +88,20 @@ kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, g
 /* The live segment count: the host's S, or the device word of reduce by key's _async form (R <= S). */
 inline ulong rs_seg_count(global const ulong *runs, ulong S) { return runs && *runs < S ? *runs : S; }
 
-/* What slot j of level `level` does: its segment *seg, chunk start *base (into the level's values) and element count
- * *cnt; returns 0 (nothing), 1 (a partial into slot j), 2 (the segment's result), 3 (an empty segment's result). */
-inline int rs_seg_slot(global const void *offsets, uint kind, ulong S, uint level, ulong j, ulong *seg, ulong *base,
-                       ulong *cnt)
-{
-    ulong lo = 0, hi = S; /* lo = the number of segments whose first slot is <= j */
-    while (lo < hi) {
-        const ulong mid = lo + (hi - lo) / 2;
-        if (rs_seg_start(mid, rs_seg_off(offsets, kind, mid), level + 1) <= j) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return 0;
-    const ulong s = lo - 1, o = rs_seg_off(offsets, kind, s);
-    const ulong c = j - rs_seg_start(s, o, level + 1);
-    const ulong len = rs_seg_len(rs_seg_off(offsets, kind, s + 1) - o, level);
-    *seg = s;
-    if (level == 0 && len == 0) return c == 0 ? 3 : 0;
-    if ((level > 0 && len < 2) || c >= (len + RS_SEG_TILE - 1) / RS_SEG_TILE) return 0;
-    *base = rs_seg_start(s, o, level) + c * RS_SEG_TILE;
-    *cnt = len - c * RS_SEG_TILE < RS_SEG_TILE ? len - c * RS_SEG_TILE : RS_SEG_TILE;
-    return len <= RS_SEG_TILE ? 2 : 1;
-}
-
-/* The batch loop shared by every kernel: group g takes batches g, g + G, ... of 8 slots (one per warp); lane 0 of
- * each warp maps its slot (rs_seg_slot) into local memory. The loop bound is uniform, so every barrier in BODY is
- * reached by the whole group. BODY sees: t, lane, w, what, seg, base, cnt, j. */
-#define RS_SEG_LOOP(LEVEL, BODY)                                                                          \
-    local int l_what[RS_SEG_ROWS];                                                                        \
-    local ulong l_seg[RS_SEG_ROWS], l_base[RS_SEG_ROWS], l_cnt[RS_SEG_ROWS];                              \
-    const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;                       \
-    if (flags[0]) return; /* the offsets are faulty (seg_check): write nothing; uniform */               \
-    const ulong batches = (slots + RS_SEG_ROWS - 1) / RS_SEG_ROWS;                                        \
-    for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {                                \
-        const ulong j = b * RS_SEG_ROWS + w;                                                              \
-        if (lane == 0) {                                                                                  \
-            ulong sg = 0, bs = 0, ct = 0;                                                                 \
-            l_what[w] = j < slots ? rs_seg_slot(offsets, kind, S, (LEVEL), j, &sg, &bs, &ct) : 0;         \
-            l_seg[w] = sg;                                                                                \
-            l_base[w] = bs;                                                                               \
-            l_cnt[w] = ct;                                                                                \
-        }                                                                                                 \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                                     \
-        const int what = l_what[w];                                                                       \
-        const ulong seg = l_seg[w], base = l_base[w], cnt = l_cnt[w];                                     \
-        BODY                                                                                              \
-        barrier(CLK_LOCAL_MEM_FENCE); /* the next batch rewrites local memory */                          \
-    }
-
 #if defined(RS_SEG_SCAN)
 /* the segmented scan program (segmented_scan.cl) takes rs_seg_off and seg_check from here */
-#elif !defined(RS_SEG_ARGEXT)
-/* ---------------------------------------------------------------- reduce */
+#else
+/* What the kernels below reduce, per program (the kernels themselves are one text for both):
+ *   RS_SEG_VT             the value type of the tree, the level values in the workspace and local memory
+ *   RS_SEG_ID, RS_SEG_OP  its identity and combine(a, b) (a covers earlier elements)
+ *   RS_SEG_LD_IN(j)       element j of the input as a value (j: its position in the input)
+ *   RS_SEG_LD_T(j)        value j of a level's values (seg_tiles_t's src: RS_SEG_VT)
+ *   RS_SEG_PART(v)        a chunk's value as the next level stores it
+ *   RS_SEG_OUT_ARGS       the output parameters, at the same place in seg_short, seg_medium and seg_tiles_*
+ *   RS_SEG_PUT(s, v), RS_SEG_PUT_EMPTY(s)   segment s's result: its value v, or that of an empty segment
+ *   RS_SEG_T_KERNELS      whether the program has seg_tiles_t (else the host runs seg_tiles_in at every level) */
+#if !defined(RS_SEG_ARGEXT)
+/* ---------------------------------------------------------------- reduce: T, the reduction's own expression */
 
 /* A segment of nothing: the documented result of a reduction of n = 0 (+0 for float sums, not -0.0). */
 #if T_IS_FLOAT && RS_OP == RS_SUM
@@ -157,35 +110,88 @@ inline int rs_seg_slot(global const void *offsets, uint kind, ulong S, uint leve
 #define RS_SEG_EMPTY IDENTITY
 #endif
 
-/* The coarsened tile expression of cnt <= RS_SEG_TILE values, value i = CVT(src[IDX(i)]), by the team of 32
+#define RS_SEG_VT T
+#define RS_SEG_ID IDENTITY
+#define RS_SEG_OP(a, b) rs_combine(a, b)
+#define RS_SEG_LD_IN(j) RS_CVT_IN(src[j])
+#define RS_SEG_LD_T(j) RS_CVT_T(src[j])
+#define RS_SEG_PART(v) RS_OUT(v)
+#define RS_SEG_OUT_ARGS global OUT_T *out
+#define RS_SEG_PUT(s, v) out[s] = RS_STORE(RS_OUT(v))
+#define RS_SEG_PUT_EMPTY(s) out[s] = RS_STORE(RS_SEG_EMPTY)
+#define RS_SEG_T_KERNELS RS_T_KERNELS
+
+#else
+/* ---------------------------------------------------------------- argmin / argmax: (value, index) pairs
+ * Built with RS_OUT_DTYPE = RS_DTYPE and RS_OP = MIN (argmin) or MAX (argmax), as argext.cl. A pair is 16 bytes for
+ * every IN_T (RS_SEG_ARG_PAIR_BYTES of api/src/backend.h sizes the workspace). The identity is the padding pair
+ * {RS_WORST_IN, RS_SEG_PAD}, which rs_before ranks after every element; combine keeps the earlier pair of that
+ * order. Level 0 pairs an element with its position in the input, the index the result reports. Empty segment:
+ * value RS_WORST_IN, index RS_SEG_PAD. has_v = 0: no values wanted, and out_v (the host passes out_i there) is never
+ * written. */
+typedef struct {
+    IN_T v;
+    ulong i;
+} rs_argp;
+
+inline rs_argp rs_seg_argp(IN_T v, ulong i)
+{
+    rs_argp p;
+    p.v = v;
+    p.i = i;
+    return p;
+}
+
+inline rs_argp rs_seg_argp_op(rs_argp a, rs_argp b) { return rs_before(b.v, b.i, a.v, a.i, RS_SEG_PAD) ? b : a; }
+
+inline void rs_seg_argp_put(global IN_T *out_v, int has_v, global ulong *out_i, ulong s, rs_argp p)
+{
+    if (has_v) out_v[s] = p.v;
+    out_i[s] = p.i;
+}
+
+#define RS_SEG_VT rs_argp
+#define RS_SEG_ID rs_seg_argp(RS_WORST_IN, RS_SEG_PAD)
+#define RS_SEG_OP(a, b) rs_seg_argp_op(a, b)
+#define RS_SEG_LD_IN(j) rs_seg_argp(src[j], (j))
+#define RS_SEG_LD_T(j) (src[j])
+#define RS_SEG_PART(v) (v)
+#define RS_SEG_OUT_ARGS global IN_T *out_v, int has_v, global ulong *out_i
+#define RS_SEG_PUT(s, v) rs_seg_argp_put(out_v, has_v, out_i, (s), (v))
+#define RS_SEG_PUT_EMPTY(s) RS_SEG_PUT(s, RS_SEG_ID)
+#define RS_SEG_T_KERNELS 1 /* levels >= 1 read pairs, never the input's type */
+#endif
+
+/* The coarsened tile expression of cnt <= RS_SEG_TILE values, value i = LD(IDX(i)), by the team of 32
  * work-items (lane = 0..31): lane j stands for the tile's work-items j + 32r (r = 0..7) and folds their values
  * (k outer, v inner; each row has its own accumulator, so the loop order of r and k changes nothing); values past
  * cnt are the identity and are skipped (x (+) identity == x exactly for every op: -0.0 for float sums, +-inf for
- * min / max with ties to the left). Then levels s = 128, 64, 32 of the tree combine the lane's rows. */
-#define RS_SEG_TEAM_FOLD(acc, cnt, CVT, IDX)                                                                    \
-    for (uint r = 0; r < RS_SEG_ROWS; r++) acc[r] = IDENTITY;                                               \
+ * min / max with ties to the left, the padding pair for argmin / argmax). Then levels s = 128, 64, 32 of the tree
+ * combine the lane's rows. */
+#define RS_SEG_TEAM_FOLD(acc, cnt, LD, IDX)                                                                     \
+    for (uint r = 0; r < RS_SEG_ROWS; r++) acc[r] = RS_SEG_ID;                                              \
     for (uint k = 0; (ulong)k * RS_GROUP * RS_SEG_V < (cnt); k++)                                          \
         for (uint r = 0; r < RS_SEG_ROWS; r++) {                                                            \
             const uint tt = lane + RS_SEG_LANES * r; /* the work-item of the tile this row stands for */   \
             if ((ulong)k * RS_GROUP * RS_SEG_V + RS_SEG_LANES * RS_SEG_V * r >= (cnt)) break; /* no values */ \
             for (uint v = 0; v < RS_SEG_V; v++) {                                                           \
                 const ulong i = (ulong)k * RS_GROUP * RS_SEG_V + tt * RS_SEG_V + v;                         \
-                if (i < (cnt)) acc[r] = rs_combine(acc[r], CVT(src[IDX(i)]));                                   \
+                if (i < (cnt)) acc[r] = RS_SEG_OP(acc[r], LD(IDX(i)));                                      \
             }                                                                                               \
         }                                                                                                   \
-    for (uint r = 0; r < 4; r++) acc[r] = rs_combine(acc[r], acc[r + 4]); /* s = 128 */                    \
-    for (uint r = 0; r < 2; r++) acc[r] = rs_combine(acc[r], acc[r + 2]); /* s = 64 */                     \
-    acc[0] = rs_combine(acc[0], acc[1]);                                  /* s = 32 */
+    for (uint r = 0; r < 4; r++) acc[r] = RS_SEG_OP(acc[r], acc[r + 4]); /* s = 128 */                     \
+    for (uint r = 0; r < 2; r++) acc[r] = RS_SEG_OP(acc[r], acc[r + 2]); /* s = 64 */                      \
+    acc[0] = RS_SEG_OP(acc[0], acc[1]);                                  /* s = 32 */
 
 /* Levels s = 16 .. 1 of the tree across the team's lanes in local memory (rs_tree_seq's operands and order); the
  * team's result is returned to lane 0. Every work-item of the group calls it (barriers). */
-inline T rs_seg_team_tree(local T *l, uint t, uint lane, T v)
+inline RS_SEG_VT rs_seg_team_tree(local RS_SEG_VT *l, uint t, uint lane, RS_SEG_VT v)
 {
     barrier(CLK_LOCAL_MEM_FENCE); /* the previous tree's reads are done */
     l[t] = v;
     for (uint s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (lane < s) l[t] = rs_combine(l[t], l[t + s]);
+        if (lane < s) l[t] = RS_SEG_OP(l[t], l[t + s]);
     }
     return l[t];
 }
@@ -195,21 +201,21 @@ inline T rs_seg_team_tree(local T *l, uint t, uint lane, T v)
  * and change nothing, and s = 4, 2, 1 remain. */
 #define RS_SEG_SERIAL(res, len, IDX)                                                                       \
     {                                                                                                       \
-        T a_[8];                                                                                            \
-        for (uint r = 0; r < 8; r++) a_[r] = IDENTITY;                                                      \
+        RS_SEG_VT a_[8];                                                                                    \
+        for (uint r = 0; r < 8; r++) a_[r] = RS_SEG_ID;                                                     \
         for (uint g = 0; g < RS_SEG_SHORT / RS_SEG_V && g * RS_SEG_V < (len); g++) /* leaf g */            \
             for (uint v = 0; v < RS_SEG_V; v++)                                                             \
-                if (g * RS_SEG_V + v < (len)) a_[g] = rs_combine(a_[g], RS_CVT_IN(src[IDX(g * RS_SEG_V + v)])); \
-        for (uint r = 0; r < 4; r++) a_[r] = rs_combine(a_[r], a_[r + 4]);                                  \
-        for (uint r = 0; r < 2; r++) a_[r] = rs_combine(a_[r], a_[r + 2]);                                  \
-        res = rs_combine(a_[0], a_[1]);                                                                     \
+                if (g * RS_SEG_V + v < (len)) a_[g] = RS_SEG_OP(a_[g], RS_SEG_LD_IN(IDX(g * RS_SEG_V + v))); \
+        for (uint r = 0; r < 4; r++) a_[r] = RS_SEG_OP(a_[r], a_[r + 4]);                                   \
+        for (uint r = 0; r < 2; r++) a_[r] = RS_SEG_OP(a_[r], a_[r + 2]);                                   \
+        res = RS_SEG_OP(a_[0], a_[1]);                                                                      \
     }
 
 #define RS_SEG_IDX_AT(i) (o + (i))
 #define RS_SEG_IDX_BASE(i) (base + (i))
 /* seg_short: level 0 for every segment of up to RS_SEG_TILE elements, segment-major. Group g takes batches g,
  * g + G, ... of 256 consecutive segments, one per work-item, reading offsets[s] and offsets[s+1] (coalesced): an
- * empty segment stores RS_SEG_EMPTY, one of up to RS_SEG_SHORT elements is reduced by its work-item alone
+ * empty segment stores RS_SEG_PUT_EMPTY's result, one of up to RS_SEG_SHORT elements is reduced by its work-item alone
  * (RS_SEG_SERIAL), one of up to RS_SEG_TILE is appended to the queue for seg_medium (one global atomic per batch:
  * the batch's entries are listed in local memory first; an entry is two words, the segment index | its length <<
  * RS_SEG_LEN_SHIFT and its offset, so that seg_medium reads no offsets). Longer segments are seg_tiles' work. The
@@ -217,7 +223,7 @@ inline T rs_seg_team_tree(local T *l, uint t, uint lane, T v)
  * queue: a uint count at its start (zeroed by seg_queue_zero before the call), the entries from queue[1]; the uint
  * after the count (zeroed with it) becomes 1 when a segment is longer than RS_SEG_TILE, and seg_tiles runs only then. */
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
-    global const IN_T *src, global const void *offsets, uint kind, ulong S_bound, global OUT_T *out,
+    global const IN_T *src, global const void *offsets, uint kind, ulong S_bound, RS_SEG_OUT_ARGS,
     global ulong *queue, global const uint *flags, global const ulong *runs)
 {
     local ulong l_seg[RS_GROUP], l_base[RS_GROUP], l_segt[RS_GROUP], l_baset[RS_GROUP];
@@ -233,11 +239,11 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
         if (s < S) {
             const ulong o = rs_seg_off(offsets, kind, s), len = rs_seg_off(offsets, kind, s + 1) - o;
             if (len == 0) {
-                out[s] = RS_STORE(RS_SEG_EMPTY);
+                RS_SEG_PUT_EMPTY(s);
             } else if (len <= RS_SEG_SHORT) {
-                T res;
+                RS_SEG_VT res;
                 RS_SEG_SERIAL(res, len, RS_SEG_IDX_AT)
-                out[s] = RS_STORE(RS_OUT(res));
+                RS_SEG_PUT(s, res);
             } else if (len <= RS_SEG_TILE) {
                 medium = 1;
                 entry = s | len << RS_SEG_LEN_SHIFT;
@@ -289,9 +295,9 @@ kernel void seg_queue_zero(global ulong *queue)
  * tasks 8g + w, then 8 (g + G) + w, ...; its lanes read the task's entries into local memory. q_bound: the queue's
  * capacity (the count never exceeds it). */
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_medium(
-    global const IN_T *src, global const ulong *queue, ulong q_bound, global OUT_T *out, global const uint *flags)
+    global const IN_T *src, global const ulong *queue, ulong q_bound, RS_SEG_OUT_ARGS, global const uint *flags)
 {
-    local T l[RS_GROUP];
+    local RS_SEG_VT l[RS_GROUP];
     local ulong l_seg[RS_GROUP], l_base[RS_GROUP];
     const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;
     if (flags[0]) return;
@@ -308,10 +314,10 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_medium(
             const uint x = w * RS_SEG_LANES + j;
             const ulong e = first + j, base = l_base[x];
             const ulong cnt = e < m ? l_seg[x] >> RS_SEG_LEN_SHIFT : 0;
-            T acc[RS_SEG_ROWS];
-            RS_SEG_TEAM_FOLD(acc, cnt, RS_CVT_IN, RS_SEG_IDX_BASE)
-            const T v = rs_seg_team_tree(l, t, lane, acc[0]);
-            if (lane == 0 && e < m) out[l_seg[x] & RS_SEG_SEG_MASK] = RS_STORE(RS_OUT(v));
+            RS_SEG_VT acc[RS_SEG_ROWS];
+            RS_SEG_TEAM_FOLD(acc, cnt, RS_SEG_LD_IN, RS_SEG_IDX_BASE)
+            const RS_SEG_VT v = rs_seg_team_tree(l, t, lane, acc[0]);
+            if (lane == 0 && e < m) RS_SEG_PUT(l_seg[x] & RS_SEG_SEG_MASK, v);
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the lists are rewritten by the next batch */
     }
@@ -350,13 +356,13 @@ inline ulong rs_seg_find(global const void *offsets, uint kind, ulong S, ulong p
  * (RS_SEG_NONE when none); level l >= 1 reads
  * them back: the team of tile q0 + c does chunk c of the segment's level-l values, if it has one. A chunk's value
  * goes to the segment's output when the level holds at most one chunk, else to dst at rs_seg_vidx(level + 1, ..). */
-#define RS_SEG_TILES_KERNEL(NAME, X, CVT)                                                                      \
+#define RS_SEG_TILES_KERNEL(NAME, X, LD)                                                                       \
     kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void NAME(                                    \
         global const X *src, global const void *offsets, uint kind, ulong S_bound, uint level, ulong tiles,     \
-        global T *dst, global OUT_T *out, global ulong *marks, global const uint *flags,                       \
+        global RS_SEG_VT *dst, RS_SEG_OUT_ARGS, global ulong *marks, global const uint *flags,                 \
         global const ulong *runs, global const ulong *queue)                                                   \
     {                                                                                                          \
-        local T l[RS_GROUP];                                                                                   \
+        local RS_SEG_VT l[RS_GROUP];                                                                           \
         const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;                        \
         /* faulty offsets, or no segment longer than a tile (seg_short's flag): uniform */                     \
         if (flags[0] || !((global const uint *)queue)[1]) return;                                              \
@@ -400,89 +406,21 @@ inline ulong rs_seg_find(global const void *offsets, uint kind, ulong S, ulong p
                         cnt = lenl - c * RS_SEG_TILE < RS_SEG_TILE ? lenl - c * RS_SEG_TILE : RS_SEG_TILE;             \
                 }                                                                                                      \
                 const ulong cb = c * RS_SEG_TILE;                                                                      \
-                T acc[RS_SEG_ROWS];                                                                                    \
-                RS_SEG_TEAM_FOLD(acc, cnt, CVT, RS_SEG_IDX_TILE)                                                       \
-                const T v = rs_seg_team_tree(l, t, lane, acc[0]);                                                      \
+                RS_SEG_VT acc[RS_SEG_ROWS];                                                                            \
+                RS_SEG_TEAM_FOLD(acc, cnt, LD, RS_SEG_IDX_TILE)                                                        \
+                const RS_SEG_VT v = rs_seg_team_tree(l, t, lane, acc[0]);                                              \
                 if (lane == 0 && cnt) {                                                                                \
-                    if (lenl <= RS_SEG_TILE) out[s] = RS_STORE(RS_OUT(v));                                             \
-                    else dst[rs_seg_vidx(level + 1, tiles, q0, c)] = RS_OUT(v);                                        \
+                    if (lenl <= RS_SEG_TILE) RS_SEG_PUT(s, v);                                                         \
+                    else dst[rs_seg_vidx(level + 1, tiles, q0, c)] = RS_SEG_PART(v);                                   \
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                      \
     }
 /* level 0 reads the input from the chunk's start, level l >= 1 the level's values where rs_seg_vidx puts them */
 #define RS_SEG_IDX_TILE(i) (level == 0 ? o + cb + (i) : rs_seg_vidx(level, tiles, q0, cb + (i)))
-RS_SEG_TILES_KERNEL(seg_tiles_in, IN_T, RS_CVT_IN)
-#if RS_T_KERNELS
-RS_SEG_TILES_KERNEL(seg_tiles_t, T, RS_CVT_T)
+RS_SEG_TILES_KERNEL(seg_tiles_in, IN_T, RS_SEG_LD_IN)
+#if RS_SEG_T_KERNELS
+RS_SEG_TILES_KERNEL(seg_tiles_t, RS_SEG_VT, RS_SEG_LD_T)
 #endif
 
-#else
-/* ---------------------------------------------------------------- argmin / argmax
- * Built with RS_OUT_DTYPE = RS_DTYPE and RS_OP = MIN (argmin) or MAX (argmax), as argext.cl. The order of
- * rs_before is total, so the chunk layout above changes nothing about the result: it is the segment's best
- * element, the one redscan_argmin / _argmax of the slice returns. Padding: index RS_SEG_PAD, ranking last. */
-
-#define RS_SEG_TAKE(cv, ci)                                           \
-    do {                                                              \
-        const IN_T cv_ = (cv);                                        \
-        const ulong ci_ = (ci);                                       \
-        if (rs_before(cv_, ci_, bv, bi, RS_SEG_PAD)) {                \
-            bv = cv_;                                                 \
-            bi = ci_;                                                 \
-        }                                                             \
-    } while (0)
-
-/* LEVEL0: the values are the input (index = position in it), else pairs (src_v, src_i). */
-#define RS_SEG_ARGEXT_BODY(LEVEL0)                                                                            \
-    IN_T bv = RS_WORST_IN;                                                                                    \
-    ulong bi = RS_SEG_PAD;                                                                                    \
-    if (what == 1 || what == 2) {                                                                             \
-        for (uint r = 0; r < RS_SEG_ROWS; r++) {                                                              \
-            const uint tt = lane + RS_SEG_LANES * r;                                                          \
-            for (uint k = 0; k < RS_SEG_K; k++)                                                               \
-                for (uint v = 0; v < RS_SEG_V; v++) {                                                         \
-                    const ulong i = k * RS_GROUP * RS_SEG_V + tt * RS_SEG_V + v;                              \
-                    if (i < cnt) RS_SEG_TAKE(src_v[base + i], (LEVEL0) ? base + i : src_i[base + i]);         \
-                }                                                                                             \
-        }                                                                                                     \
-    }                                                                                                         \
-    lv[t] = bv;                                                                                               \
-    li[t] = bi;                                                                                               \
-    for (uint s = RS_SEG_LANES / 2; s > 0; s >>= 1) {                                                         \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
-        if (lane < s && rs_before(lv[t + s], li[t + s], lv[t], li[t], RS_SEG_PAD)) {                           \
-            lv[t] = lv[t + s];                                                                                \
-            li[t] = li[t + s];                                                                                \
-        }                                                                                                     \
-    }                                                                                                         \
-    if (lane == 0) {                                                                                          \
-        if (what == 1) {                                                                                      \
-            part_v[j] = lv[t];                                                                                \
-            part_i[j] = li[t];                                                                                \
-        } else if (what == 2 || what == 3) {                                                                  \
-            if (has_v) out_v[seg] = what == 2 ? lv[t] : RS_WORST_IN;                                          \
-            out_i[seg] = what == 2 ? li[t] : RS_SEG_PAD;                                                      \
-        }                                                                                                     \
-    }
-
-kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_argext_in(
-    global const IN_T *src_v, global const void *offsets, uint kind, ulong S, global IN_T *part_v,
-    global ulong *part_i, global IN_T *out_v, int has_v, global ulong *out_i, global const uint *flags, ulong slots)
-{
-    local IN_T lv[RS_GROUP];
-    local ulong li[RS_GROUP];
-    global const ulong *src_i = 0; /* level 0: the index is the position */
-    RS_SEG_LOOP(0, RS_SEG_ARGEXT_BODY(1))
-}
-
-kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_argext_pairs(
-    global const IN_T *src_v, global const ulong *src_i, global const void *offsets, uint kind, ulong S, uint level,
-    global IN_T *part_v, global ulong *part_i, global IN_T *out_v, int has_v, global ulong *out_i,
-    global const uint *flags, ulong slots)
-{
-    local IN_T lv[RS_GROUP];
-    local ulong li[RS_GROUP];
-    RS_SEG_LOOP(level, RS_SEG_ARGEXT_BODY(0))
-}
 #endif

@@ -40,12 +40,6 @@ __device__ __forceinline__ rs_u64 rs_seg_off(const void *p, int kind, rs_u64 s)
     return static_cast<const rs_u64 *>(p)[s];
 }
 
-__device__ __forceinline__ rs_u64 rs_seg_start(rs_u64 s, rs_u64 o, unsigned level)
-{
-    for (unsigned i = 0; i < level; i++) o = s + o / RS_SEG_TILE;
-    return o;
-}
-
 __device__ __forceinline__ rs_u64 rs_seg_len(rs_u64 len, unsigned level)
 {
     for (unsigned i = 0; i < level; i++) len = (len + RS_SEG_TILE - 1) / RS_SEG_TILE;
@@ -71,28 +65,6 @@ __global__ void seg_check(const void *offsets, int kind, rs_u64 S, rs_u64 n, uns
 /* rs_seg_count of segmented.cl: the host's S, or the device word of reduce by key's _async form (R <= S). */
 __device__ __forceinline__ rs_u64 rs_seg_count(const rs_u64 *runs, rs_u64 S) { return runs && *runs < S ? *runs : S; }
 
-/* rs_seg_slot of segmented.cl: 0 nothing, 1 a partial into slot j, 2 the segment's result, 3 an empty segment. */
-__device__ __forceinline__ int rs_seg_slot(const void *offsets, int kind, rs_u64 S, unsigned level, rs_u64 j,
-                                           rs_u64 *seg, rs_u64 *base, rs_u64 *cnt)
-{
-    rs_u64 lo = 0, hi = S;
-    while (lo < hi) {
-        const rs_u64 mid = lo + (hi - lo) / 2;
-        if (rs_seg_start(mid, rs_seg_off(offsets, kind, mid), level + 1) <= j) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return 0;
-    const rs_u64 s = lo - 1, o = rs_seg_off(offsets, kind, s);
-    const rs_u64 c = j - rs_seg_start(s, o, level + 1);
-    const rs_u64 len = rs_seg_len(rs_seg_off(offsets, kind, s + 1) - o, level);
-    *seg = s;
-    if (level == 0 && len == 0) return c == 0 ? 3 : 0;
-    if ((level > 0 && len < 2) || c >= (len + RS_SEG_TILE - 1) / RS_SEG_TILE) return 0;
-    *base = rs_seg_start(s, o, level) + c * RS_SEG_TILE;
-    *cnt = len - c * RS_SEG_TILE < RS_SEG_TILE ? len - c * RS_SEG_TILE : RS_SEG_TILE;
-    return len <= RS_SEG_TILE ? 2 : 1;
-}
-
 /* A segment of nothing: +0 for float sums (not the -0.0 identity), else the identity. */
 template <typename T, class Op> __device__ __forceinline__ T rs_seg_empty()
 {
@@ -110,6 +82,75 @@ template <typename T, class Op> __device__ __forceinline__ T rs_seg_empty_for(co
     const bool is_signed = (T)-1 < (T)0;
     const long long top = d.kind == 0 ? (is_signed ? 127 : 255) : (is_signed ? 32767 : 65535);
     return (T)(Op::code == RS_MIN ? top : is_signed ? -top - 1 : 0);
+}
+
+/* A warp shuffle of any element type of at most 8 bytes (the narrow ones and rs_f16 / rs_bf16 have no overload):
+ * its bits. */
+template <typename X> __device__ __forceinline__ X rs_seg_shfl_down(X v, unsigned s)
+{
+    if constexpr (sizeof(X) == 8) {
+        unsigned long long u;
+        memcpy(&u, &v, 8);
+        u = __shfl_down_sync(0xffffffffu, u, s);
+        memcpy(&v, &u, 8);
+    } else {
+        unsigned u = 0;
+        memcpy(&u, &v, sizeof(X));
+        u = __shfl_down_sync(0xffffffffu, u, s);
+        memcpy(&v, &u, sizeof(X));
+    }
+    return v;
+}
+
+/* ---- argmin / argmax as a reduction over (value, index) pairs ----
+ * The reduction's kernels below take the pair as their T and rs_op_arg as their Op: rs_before is a strict total
+ * order, so the best pair does not depend on the order of combination and the reduction's decomposition gives the
+ * segment's best element whatever its chunks. Identity: the worst value with index RS_SEG_PAD (padding ranks last).
+ * Level 0 reads the input through rs_arg_src (index = position), levels >= 1 the pairs (RS_SEG_ARG_PAIR_BYTES of
+ * api/src/backend.h each), and the results go out through rs_arg_dst (values optional). */
+template <typename X> struct rs_argp {
+    X v;
+    rs_u64 i;
+};
+template <typename X> __device__ __forceinline__ rs_argp<X> rs_seg_shfl_down(rs_argp<X> p, unsigned s)
+{
+    p.v = rs_seg_shfl_down(p.v, s);
+    p.i = __shfl_down_sync(0xffffffffu, p.i, s);
+    return p;
+}
+template <typename X, int OP> struct rs_op_arg {
+    typedef rs_argp<X> type;
+    static const int code = OP;
+    static __device__ __forceinline__ rs_argp<X> identity()
+    {
+        return {OP == RS_MIN ? rs_type_info<X>::max_value() : rs_type_info<X>::min_value(), RS_SEG_PAD};
+    }
+    static __device__ __forceinline__ rs_argp<X> combine(rs_argp<X> a, rs_argp<X> b)
+    {
+        return rs_before<X, OP>(b.v, b.i, a.v, a.i, RS_SEG_PAD) ? b : a;
+    }
+};
+template <typename X> struct rs_arg_src {
+    const X *p;
+};
+template <typename T, typename X> __device__ __forceinline__ T rs_load(const rs_arg_src<X> s, rs_u64 i)
+{
+    return T{s.p[i], i};
+}
+template <typename X> struct rs_arg_dst {
+    X *v; /* NULL: no values wanted */
+    rs_u64 *i;
+};
+template <typename X> __device__ __forceinline__ void rs_put(const rs_arg_dst<X> d, rs_u64 s, rs_argp<X> p)
+{
+    if (d.v) d.v[s] = p.v;
+    d.i[s] = p.i;
+}
+
+/* An empty segment's argmin / argmax: the worst value and index UINT64_MAX (RS_SEG_PAD), the identity. */
+template <typename T, class Op, typename X> __device__ __forceinline__ T rs_seg_empty_for(const rs_arg_dst<X>)
+{
+    return Op::identity();
 }
 
 /* ---------------------------------------------------------------- reduce */
@@ -152,7 +193,7 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
     T v = Op::combine(acc[0], acc[1]);                                         /* s = 32 */
 #pragma unroll
     for (unsigned s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
-        const T o = __shfl_down_sync(0xffffffffu, v, s);
+        const T o = rs_seg_shfl_down(v, s);
         if (lane < s) v = Op::combine(v, o);
     }
     return v;
@@ -218,10 +259,62 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
     }
 }
 
+/* seg_medium's small segments (CUDA only; the same bits as rs_seg_team): up to RS_SEG_BATCH consecutive entries
+ * j, j + 1, ... of the warp's task holding at most RS_SEG_SMALL values each, whose loads the warp issues together.
+ * Such a segment is row 0 of the tile expression alone: lane l folds values 4l .. 4l + 3 (those below the length)
+ * from the identity, levels s = 128, 64, 32 combine that with the identity rows, and s = 16 .. 1 are the shuffles;
+ * so these are rs_seg_team's operations in its order. One segment at a time, a warp waits for a memory round trip per
+ * segment of 33 .. 100 values (H100, 90 % one-element segments: seg_medium at a third of the DRAM bandwidth).
+ * Returns how many entries it did (0: entry j is longer; rs_seg_team does it). */
+#define RS_SEG_BATCH 4
+#define RS_SEG_SMALL (RS_SEG_LANES * RS_SEG_V)
+template <typename Src, typename Dst, typename T, class Op>
+__device__ __forceinline__ unsigned rs_seg_small_batch(Src src, Dst out, rs_u64 my_seg, rs_u64 my_base, unsigned j,
+                                                       unsigned count, unsigned lane)
+{
+    rs_u64 sl[RS_SEG_BATCH], base[RS_SEG_BATCH];
+    unsigned nb = 0;
+#pragma unroll
+    for (unsigned b = 0; b < RS_SEG_BATCH; b++) {
+        const unsigned e = j + b < count ? j + b : j; /* past the task: a copy of entry j, not taken */
+        sl[b] = __shfl_sync(0xffffffffu, my_seg, e);
+        base[b] = __shfl_sync(0xffffffffu, my_base, e);
+        if (nb == b && j + b < count && (sl[b] >> RS_SEG_LEN_SHIFT) <= RS_SEG_SMALL) nb++;
+    }
+    if (nb == 0) return 0;
+    T x[RS_SEG_BATCH][RS_SEG_V];
+#pragma unroll
+    for (unsigned b = 0; b < RS_SEG_BATCH; b++)
+#pragma unroll
+        for (unsigned v = 0; v < RS_SEG_V; v++) {
+            const rs_u64 i = lane * RS_SEG_V + v;
+            x[b][v] = b < nb && i < (sl[b] >> RS_SEG_LEN_SHIFT) ? rs_load<T>(src, base[b] + i) : Op::identity();
+        }
+#pragma unroll
+    for (unsigned b = 0; b < RS_SEG_BATCH; b++) {
+        if (b >= nb) break; /* warp-uniform */
+        const rs_u64 cnt = sl[b] >> RS_SEG_LEN_SHIFT;
+        T acc = Op::identity();
+#pragma unroll
+        for (unsigned v = 0; v < RS_SEG_V; v++)
+            if (lane * RS_SEG_V + v < cnt) acc = Op::combine(acc, x[b][v]);
+        acc = Op::combine(acc, Op::identity()); /* s = 128: row 4 */
+        acc = Op::combine(acc, Op::identity()); /* s = 64: row 2 */
+        T w = Op::combine(acc, Op::identity()); /* s = 32: row 1 */
+#pragma unroll
+        for (unsigned s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
+            const T o = rs_seg_shfl_down(w, s);
+            if (lane < s) w = Op::combine(w, o);
+        }
+        if (lane == 0) rs_put(out, sl[b] & RS_SEG_SEG_MASK, rs_out<Op>(w));
+    }
+    return nb;
+}
+
 /* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment). The queue is cut into
  * tasks of c consecutive entries, c = m / (the grid's warps) within 1 .. 32 (enough tasks for every warp, few
  * dependent loads per entry); warp w of block b takes tasks 8b + w, then 8 (b + G) + w, ...; its lanes read the
- * task's entries, passed round by shuffles. */
+ * task's entries, passed round by shuffles. Runs of entries of at most 128 values go through rs_seg_small_batch. */
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
     seg_medium(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out, const unsigned *flags)
@@ -237,10 +330,18 @@ __global__ void __launch_bounds__(RS_GROUP)
         const rs_u64 my_seg = lane < c && et < m ? queue[1 + 2 * et] : 0;
         const rs_u64 my_base = lane < c && et < m ? queue[2 + 2 * et] : 0;
         const unsigned count = m - first < c ? (unsigned)(m - first) : c;
-        for (unsigned j = 0; j < count; j++) {
+        for (unsigned j = 0; j < count;) {
+            if constexpr (sizeof(T) <= 8) {
+                const unsigned nb = rs_seg_small_batch<Src, Dst, T, Op>(src, out, my_seg, my_base, j, count, lane);
+                if (nb) {
+                    j += nb;
+                    continue;
+                }
+            }
             const rs_u64 sl = __shfl_sync(0xffffffffu, my_seg, j), base = __shfl_sync(0xffffffffu, my_base, j);
             const T v = rs_seg_team<T, Op>(src, sl >> RS_SEG_LEN_SHIFT, lane, [=](rs_u64 i) { return base + i; });
             if (lane == 0) rs_put(out, sl & RS_SEG_SEG_MASK, rs_out<Op>(v));
+            j++;
         }
     }
 }
@@ -340,6 +441,35 @@ extern "C" cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned l
     return rs_launched();
 }
 
+/* The reduction's launches (docs/ALGORITHMS.md, "Segments"): the queue's count and long flag zeroed, seg_short,
+ * seg_medium when anything can be queued, seg_tiles per level when the input is longer than a tile. Level 0 reads
+ * `in`, level 1 the partials in a, levels >= 2 those in b. */
+template <typename Src, typename Dst, typename T, class Op>
+static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, const void *offsets, rs_u64 S,
+                                 rs_u64 tiles, T *a, T *b, rs_u64 *mk, rs_u64 *qu, rs_u64 q_bound,
+                                 const unsigned *flags, const rs_u64 *live, unsigned grid_short, unsigned grid_medium,
+                                 unsigned grid_tiles, cudaStream_t stream)
+{
+    cudaError_t err = cudaMemsetAsync(qu, 0, sizeof(rs_u64), stream); /* the queue's count, the long flag */
+    if (err != cudaSuccess) return err;
+    seg_short<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags, live);
+    err = rs_launched();
+    if (err == cudaSuccess && q_bound > 0) {
+        seg_medium<Src, Dst, T, Op><<<grid_medium, RS_GROUP, 0, stream>>>(in, qu, q_bound, dst, flags);
+        err = rs_launched();
+    }
+    for (unsigned level = 0; err == cudaSuccess && levels > 1 && level < levels; level++) {
+        if (level == 0)
+            seg_tiles<Src, Dst, T, Op><<<grid_tiles, RS_GROUP, 0, stream>>>(in, offsets, kind, S, 0, tiles, a, dst,
+                                                                            mk, flags, live, qu);
+        else
+            seg_tiles<const T *, Dst, T, Op><<<grid_tiles, RS_GROUP, 0, stream>>>(
+                level == 1 ? a : b, offsets, kind, S, level, tiles, b, dst, mk, flags, live, qu);
+        err = rs_launched();
+    }
+    return err;
+}
+
 extern "C" cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, unsigned levels, const void *src,
                                         int kind, const void *offsets, unsigned long long num_segments,
                                         unsigned long long tiles, void *ws_a, void *ws_b, unsigned long long *marks,
@@ -347,140 +477,39 @@ extern "C" cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, uns
                                         const unsigned *flags, const unsigned long long *runs, unsigned grid_short,
                                         unsigned grid_medium, unsigned grid_tiles, cudaStream_t stream)
 {
-    const rs_u64 *live = (const rs_u64 *)runs;
-    rs_u64 *mk = (rs_u64 *)marks, *qu = (rs_u64 *)queue;
     return rs_dispatch_scan(in_dtype, out_dtype, op, [&](auto xt, auto tt, auto ot) -> cudaError_t {
         typedef typename decltype(xt)::type X;
         typedef typename decltype(tt)::type T;
         typedef typename decltype(ot)::template apply<T> Op;
         typedef typename rs_scan_dst<X, T>::type Dst;
         typedef typename rs_scan_src<X>::type Src;
-        const Dst dst = rs_scan_dst<X, T>::make(out, out_dtype);
-        const Src in = rs_scan_src<X>::make(src, in_dtype);
-        cudaError_t err = cudaMemsetAsync(qu, 0, sizeof(rs_u64), stream); /* the queue's count, the long flag */
-        if (err != cudaSuccess) return err;
-        seg_short<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, num_segments, dst, qu,
-                                                                        flags, live);
-        err = rs_launched();
-        if (err == cudaSuccess && q_bound > 0) {
-            seg_medium<Src, Dst, T, Op><<<grid_medium, RS_GROUP, 0, stream>>>(in, qu, q_bound, dst, flags);
-            err = rs_launched();
-        }
-        for (unsigned level = 0; err == cudaSuccess && levels > 1 && level < levels; level++) {
-            T *a = (T *)ws_a, *b = (T *)ws_b;
-            if (level == 0)
-                seg_tiles<Src, Dst, T, Op><<<grid_tiles, RS_GROUP, 0, stream>>>(in, offsets, kind, num_segments, 0,
-                                                                                tiles, a, dst, mk, flags, live, qu);
-            else
-                seg_tiles<const T *, Dst, T, Op><<<grid_tiles, RS_GROUP, 0, stream>>>(
-                    level == 1 ? a : b, offsets, kind, num_segments, level, tiles, b, dst, mk, flags, live, qu);
-            err = rs_launched();
-        }
-        return err;
+        return rs_seg_launch<Src, Dst, T, Op>(rs_scan_src<X>::make(src, in_dtype), rs_scan_dst<X, T>::make(out, out_dtype),
+                                              levels, kind, offsets, num_segments, tiles, (T *)ws_a, (T *)ws_b,
+                                              (rs_u64 *)marks, (rs_u64 *)queue, q_bound, flags, (const rs_u64 *)runs,
+                                              grid_short, grid_medium, grid_tiles, stream);
     });
 }
 
-/* ---------------------------------------------------------------- argmin / argmax */
-
-/* A warp shuffle of any element type (the narrow ones and rs_f16 / rs_bf16 have no overload): its bits. */
-template <typename X> __device__ __forceinline__ X rs_seg_shfl_down(X v, unsigned s)
-{
-    if constexpr (sizeof(X) == 8) {
-        unsigned long long u;
-        memcpy(&u, &v, 8);
-        u = __shfl_down_sync(0xffffffffu, u, s);
-        memcpy(&v, &u, 8);
-    } else {
-        unsigned u = 0;
-        memcpy(&u, &v, sizeof(X));
-        u = __shfl_down_sync(0xffffffffu, u, s);
-        memcpy(&v, &u, sizeof(X));
-    }
-    return v;
-}
-
-/* LEVEL0: the values are the input (index = position), else pairs (src_v, src_i). The order of rs_before is total,
- * so the result is the segment's best element whatever the chunks. */
-template <typename X, int OP, bool LEVEL0>
-__global__ void __launch_bounds__(RS_GROUP)
-    seg_argext(const X *src_v, const rs_u64 *src_i, const void *offsets, int kind, rs_u64 S, unsigned level,
-               X *part_v, rs_u64 *part_i, X *out_v, rs_u64 *out_i, const unsigned *flags, rs_u64 slots)
-{
-    if (flags[0]) return;
-    const X worst = OP == RS_MIN ? rs_type_info<X>::max_value() : rs_type_info<X>::min_value();
-    const unsigned lane = threadIdx.x % RS_SEG_LANES;
-    const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS;
-    for (rs_u64 j = blockIdx.x * (rs_u64)RS_SEG_ROWS + threadIdx.x / RS_SEG_LANES; j < slots; j += warps) {
-        rs_u64 seg = 0, base = 0, cnt = 0;
-        const int what = rs_seg_slot(offsets, kind, S, level, j, &seg, &base, &cnt);
-        if (what == 0) continue;
-        if (what == 3) {
-            if (lane == 0) {
-                if (out_v) out_v[seg] = worst;
-                out_i[seg] = RS_SEG_PAD;
-            }
-            continue;
-        }
-        X bv = worst;
-        rs_u64 bi = RS_SEG_PAD;
-        for (unsigned r = 0; r < RS_SEG_ROWS; r++) {
-            const unsigned tt = lane + RS_SEG_LANES * r;
-            for (unsigned k = 0; k < RS_SEG_K; k++)
-                for (unsigned v = 0; v < RS_SEG_V; v++) {
-                    const rs_u64 i = k * RS_GROUP * RS_SEG_V + tt * RS_SEG_V + v;
-                    if (i < cnt) {
-                        const X cv = src_v[base + i];
-                        const rs_u64 ci = LEVEL0 ? base + i : src_i[base + i];
-                        if (rs_before<X, OP>(cv, ci, bv, bi, RS_SEG_PAD)) {
-                            bv = cv;
-                            bi = ci;
-                        }
-                    }
-                }
-        }
-#pragma unroll
-        for (unsigned s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
-            const X ov = rs_seg_shfl_down(bv, s);
-            const rs_u64 oi = __shfl_down_sync(0xffffffffu, bi, s);
-            if (lane < s && rs_before<X, OP>(ov, oi, bv, bi, RS_SEG_PAD)) {
-                bv = ov;
-                bi = oi;
-            }
-        }
-        if (lane == 0) {
-            if (what == 1) {
-                part_v[j] = bv;
-                part_i[j] = bi;
-            } else {
-                if (out_v) out_v[seg] = bv;
-                out_i[seg] = bi;
-            }
-        }
-    }
-}
-
-extern "C" cudaError_t rs_cu_seg_argext(int dtype, int want_max, unsigned level, const void *src_v,
-                                        const unsigned long long *src_i, int kind, const void *offsets,
-                                        unsigned long long num_segments, void *part_v, unsigned long long *part_i,
-                                        void *out_v, unsigned long long *out_i, const unsigned *flags,
-                                        unsigned long long slots, unsigned grid, cudaStream_t stream)
+/* argmin / argmax: the same launches over (value, index) pairs (rs_op_arg above); ws_a / ws_b hold pairs. */
+extern "C" cudaError_t rs_cu_seg_argext(int dtype, int want_max, unsigned levels, const void *src, int kind,
+                                        const void *offsets, unsigned long long num_segments,
+                                        unsigned long long tiles, void *ws_a, void *ws_b, unsigned long long *marks,
+                                        unsigned long long *queue, unsigned long long q_bound, void *out_v,
+                                        unsigned long long *out_i, const unsigned *flags, unsigned grid_short,
+                                        unsigned grid_medium, unsigned grid_tiles, cudaStream_t stream)
 {
     return rs_dispatch_dtype(dtype, [&](auto xt) -> cudaError_t {
         typedef typename decltype(xt)::type X;
-        const X *sv = (const X *)src_v;
-        X *pv = (X *)part_v, *ov = (X *)out_v;
-        if (level == 0 && want_max)
-            seg_argext<X, RS_MAX, true><<<grid, RS_GROUP, 0, stream>>>(sv, src_i, offsets, kind, num_segments, level,
-                                                                       pv, part_i, ov, out_i, flags, slots);
-        else if (level == 0)
-            seg_argext<X, RS_MIN, true><<<grid, RS_GROUP, 0, stream>>>(sv, src_i, offsets, kind, num_segments, level,
-                                                                       pv, part_i, ov, out_i, flags, slots);
-        else if (want_max)
-            seg_argext<X, RS_MAX, false><<<grid, RS_GROUP, 0, stream>>>(sv, src_i, offsets, kind, num_segments,
-                                                                        level, pv, part_i, ov, out_i, flags, slots);
-        else
-            seg_argext<X, RS_MIN, false><<<grid, RS_GROUP, 0, stream>>>(sv, src_i, offsets, kind, num_segments,
-                                                                        level, pv, part_i, ov, out_i, flags, slots);
-        return rs_launched();
+        typedef rs_argp<X> T;
+        static_assert(sizeof(T) == 16, "RS_SEG_ARG_PAIR_BYTES");
+        const rs_arg_src<X> in{(const X *)src};
+        const rs_arg_dst<X> dst{(X *)out_v, (rs_u64 *)out_i};
+        if (want_max)
+            return rs_seg_launch<rs_arg_src<X>, rs_arg_dst<X>, T, rs_op_arg<X, RS_MAX>>(
+                in, dst, levels, kind, offsets, num_segments, tiles, (T *)ws_a, (T *)ws_b, (rs_u64 *)marks,
+                (rs_u64 *)queue, q_bound, flags, NULL, grid_short, grid_medium, grid_tiles, stream);
+        return rs_seg_launch<rs_arg_src<X>, rs_arg_dst<X>, T, rs_op_arg<X, RS_MIN>>(
+            in, dst, levels, kind, offsets, num_segments, tiles, (T *)ws_a, (T *)ws_b, (rs_u64 *)marks,
+            (rs_u64 *)queue, q_bound, flags, NULL, grid_short, grid_medium, grid_tiles, stream);
     });
 }

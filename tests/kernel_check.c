@@ -280,10 +280,11 @@ static void selections(void)
 
 /* ---------------------------------------------------------------- segments (family "segmented")
  * Kept in a function of its own (branch seg): segmented reduce, argmin and argmax (kernels_cl/segmented.cl: seg_check,
- * seg_reduce_in / _t, seg_argext_in / _pairs), segmented scans and scan by key (segmented_scan.cl) over one layout with every kind of segment (empty, one element, the
- * chunk edges 4095 / 4096 / 4097, three chunks, so two levels) and every offsets dtype, each segment checked bit for
- * bit against the coarsened order of its slice; then faulty offsets (reported, nothing written). The offsets and
- * output buffers are made once, like the others. */
+ * seg_queue_zero, seg_short, seg_medium, seg_tiles_in / _t in both programs), segmented scans and scan by key
+ * (segmented_scan.cl) over one layout with every kind of segment (empty, one element, the chunk edges 4095 / 4096 /
+ * 4097, three chunks, so two levels) and every offsets dtype, each segment checked bit for bit against the coarsened
+ * order of its slice; then faulty offsets (reported, nothing written). The offsets and output buffers are made once,
+ * like the others. */
 static void store_offsets_raw(redscan_dtype od, unsigned char *raw, const uint64_t *off, size_t count)
 {
     for (size_t s = 0; s < count; s++) {

@@ -599,6 +599,13 @@ int main(void)
                 argext_case(ALL_DTYPES[di], want_max, (layout)(1 + di % (LAY_COUNT - 1)), 1, 0, 0);
         }
     }
+    if (L == 0) { /* level 1 runs these layouts above; level 0 takes one per path of the work division, with
+                   * dtypes whose programs it builds anyway: a work-item per segment (ones), the queue (power law),
+                   * the tiles and their second level (one segment of four chunks), blocking and _async */
+        argext_case(REDSCAN_INT32, 0, LAY_ONES, 0, 0, 1);
+        argext_case(REDSCAN_BFLOAT16, 1, LAY_POWER, 1, 0, 0);
+        argext_case(REDSCAN_INT16, 1, LAY_HUGE, 1, 0, 1);
+    }
     printf("argmin/argmax: %.1f s\n", h_now() - t0);
     return h_done();
 }

@@ -214,14 +214,13 @@ uint16_t rs_float_to_half(float f);
 float rs_bfloat16_to_float(uint16_t b);
 uint16_t rs_float_to_bfloat16(float f);
 
-/* segmented.c: the plan both backends launch (docs/ALGORITHMS.md, "Segments"). Chunks of RS_SEG_TILE (the coarsened
- * TILE) from each segment's start; level l's slots are bounded by slots[l] (B_0 = in_n, slots[l] = S + B_l / TILE,
- * B_{l+1} = slots[l]); `levels` is what a segment as long as the whole input needs; part_max the partials any level
- * but the last writes (0 with one level). */
+/* segmented.c: the plan both backends launch (docs/ALGORITHMS.md, "Segments"): seg_short, seg_medium, then seg_tiles at
+ * `levels` levels (what a segment as long as the whole input needs: each level divides the values by RS_SEG_TILE,
+ * the coarsened TILE, rounding up) over `tiles` tiles of the input. */
 #define RS_SEG_TILE 4096
 #define RS_SEG_SHORT 32 /* seg_short: a segment of up to this many elements is one work-item's */
 #define RS_SEG_SCAN_TILE 2048 /* segmented scans: the coarsened block scan's SECTION */
-#define RS_SEG_LEVELS_MAX 8
+#define RS_SEG_ARG_PAIR_BYTES 16 /* segmented argmin / argmax: a partial (value, index) pair in the workspace, {X v; uint64 i} */
 #define RS_SEG_FLAG_WORDS 4 /* uint: this call's faults, sticky faults, sticky smallest faulty index, unused (CUDA: one
                              * allocation; OpenCL: word 0 in one buffer, words 1-2 in another, see ocl_segmented.c) */
 /* Fault bits of seg_check (kernels_cl/segmented.cl, kernels_cu/segmented.cu) */
@@ -230,8 +229,6 @@ uint16_t rs_float_to_bfloat16(float f);
 #define RS_SEG_FAULT_PAST_END 4u
 typedef struct {
     unsigned levels;
-    uint64_t slots[RS_SEG_LEVELS_MAX];
-    uint64_t part_max;
     uint64_t tiles; /* ceil(in_n / RS_SEG_TILE): the reduction's tiles (seg_tiles) */
     uint64_t queue; /* the most segments seg_short can queue for seg_medium: min(S, in_n / (RS_SEG_SHORT + 1)) */
 } rs_seg_plan;

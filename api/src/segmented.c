@@ -102,13 +102,6 @@ void rs_seg_plan_make(uint64_t in_n, uint64_t num_segments, rs_seg_plan *plan)
     plan->tiles = in_n / RS_SEG_TILE + (in_n % RS_SEG_TILE != 0);
     /* seg_short queues the segments of RS_SEG_SHORT + 1 .. RS_SEG_TILE elements: at most this many */
     plan->queue = in_n / (RS_SEG_SHORT + 1) < num_segments ? in_n / (RS_SEG_SHORT + 1) : num_segments;
-    plan->part_max = 0;
-    uint64_t b = in_n; /* bound on P_l(S): where level l's values end */
-    for (unsigned l = 0; l < levels && l < RS_SEG_LEVELS_MAX; l++) {
-        plan->slots[l] = num_segments + b / RS_SEG_TILE; /* bound on K_l(S) */
-        b = plan->slots[l];
-        if (l + 1 < levels && plan->slots[l] > plan->part_max) plan->part_max = plan->slots[l];
-    }
 }
 
 void rs_seg_ws_bytes(const rs_seg_plan *plan, size_t tsize, size_t bytes[4])
@@ -124,8 +117,8 @@ redscan_status rs_seg_check_size(redscan_ctx *ctx, const char *fn, uint64_t in_n
 {
     if (in_n / (RS_SEG_SHORT + 1) > UINT32_MAX) /* seg_short's queue counts its entries in 32 bits */
         return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
-                            "%s: argument 'in' holds %" PRIu64 " elements; a segmented reduction takes fewer than "
-                            "33 x 2^32",
+                            "%s: argument 'in' holds %" PRIu64 " elements; a segmented reduction, argmin or argmax takes "
+                            "fewer than 33 x 2^32",
                             fn, in_n);
     return REDSCAN_OK;
 }
@@ -209,6 +202,7 @@ static redscan_status segmented_argext(redscan_ctx *ctx, const char *fn, int asy
         rs_time_forget(ctx);
     RS_TRY(rs_check_dtype(ctx, fn, "dtype", dtype));
     RS_TRY(check_segments(ctx, fn, dtype, in, offsets_dtype, offsets, num_segments));
+    RS_TRY(rs_seg_check_size(ctx, fn, in->bytes / redscan_dtype_size(dtype)));
     RS_TRY(check_output(ctx, fn, "indices", indices, num_segments, sizeof(uint64_t), in, offsets));
     if (values) {
         RS_TRY(check_output(ctx, fn, "values", values, num_segments, redscan_dtype_size(dtype), in, offsets));
