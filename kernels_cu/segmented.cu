@@ -130,6 +130,12 @@ template <typename X, int OP> struct rs_op_arg {
         return rs_before<X, OP>(b.v, b.i, a.v, a.i, RS_SEG_PAD) ? b : a;
     }
 };
+template <class Op> struct rs_is_arg {
+    static const bool value = false;
+};
+template <typename X, int OP> struct rs_is_arg<rs_op_arg<X, OP>> {
+    static const bool value = true;
+};
 template <typename X> struct rs_arg_src {
     const X *p;
 };
@@ -159,9 +165,35 @@ template <typename T, class Op, typename X> __device__ __forceinline__ T rs_seg_
  * and rs_seg_team_tree of segmented.cl): lane j stands for the tile's threads j + 32r (r = 0..7) and folds their
  * values (k outer, v inner; each row has its own accumulator); values past cnt are the identity and are skipped
  * (x (+) identity == x exactly for every op); levels s = 128, 64, 32 combine the lane's rows, s = 16 .. 1 go through
- * shuffles. The result is lane 0's. A full chunk takes the loop without bounds checks. */
+ * shuffles. The result is lane 0's. A full chunk takes the loop without bounds checks (rs_seg_team_rows).
+ * argmin / argmax need no particular order (rs_op_arg): each lane keeps one best pair of its values, then the
+ * shuffles (the rows' 8 pairs a lane took seg_medium to 64 registers; four independent pairs were slower still). */
+template <typename T, class Op, typename Src, class Idx>
+__device__ __forceinline__ T rs_seg_team_rows(Src src, rs_u64 cnt, unsigned lane, Idx idx);
 template <typename T, class Op, typename Src, class Idx>
 __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx idx)
+{
+    if constexpr (rs_is_arg<Op>::value) { /* any order gives the same best pair: one accumulator, not eight rows */
+        T v = Op::identity();
+#pragma unroll 4
+        for (rs_u64 i = lane * RS_SEG_V; i < cnt; i += RS_SEG_LANES * RS_SEG_V)
+#pragma unroll
+            for (unsigned k = 0; k < RS_SEG_V; k++)
+                if (i + k < cnt) v = Op::combine(v, rs_load<T>(src, idx(i + k)));
+#pragma unroll
+        for (unsigned s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
+            const T o = rs_seg_shfl_down(v, s);
+            if (lane < s) v = Op::combine(v, o);
+        }
+        return v;
+    } else {
+        return rs_seg_team_rows<T, Op>(src, cnt, lane, idx);
+    }
+}
+
+/* rs_seg_team of a reduction: the tile expression's rows and tree, in its order. */
+template <typename T, class Op, typename Src, class Idx>
+__device__ __forceinline__ T rs_seg_team_rows(Src src, rs_u64 cnt, unsigned lane, Idx idx)
 {
     T acc[RS_SEG_ROWS];
 #pragma unroll
@@ -225,6 +257,10 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
             len = rs_seg_off(offsets, kind, s + 1) - o;
             if (len == 0) {
                 rs_put(out, s, rs_seg_empty_for<T, Op>(out));
+            } else if (len <= RS_SEG_SHORT && rs_is_arg<Op>::value) { /* any order: a plain left fold */
+                T a = Op::identity();
+                for (unsigned i = 0; i < len; i++) a = Op::combine(a, rs_load<T>(src, o + i));
+                rs_put(out, s, a);
             } else if (len <= RS_SEG_SHORT) {
                 T a[8];
 #pragma unroll
