@@ -60,7 +60,8 @@ static redscan_status rs_seg_check(redscan_ctx *ctx, redscan_dtype offsets_dtype
                            "seg_check");
 }
 
-/* Blocks for `warps` warps of work (queued segments, tiles), 8 per block, capped as every grid is (never changes bits). */
+/* Blocks for `warps` warps of work (queued segments, tiles), 8 per block, capped as every grid is (never changes
+ * bits). */
 static unsigned rs_seg_grid(rs_cuda *c, uint64_t warps) { return rs_cuda_grid_for(c, rs_div_up(warps, RS_GROUP / 32)); }
 
 /* A segmented reduction over S segments of the offsets (kind): seg_short, then seg_tiles per level (rs_cu_seg_reduce),

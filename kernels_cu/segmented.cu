@@ -519,7 +519,8 @@ extern "C" cudaError_t rs_cu_seg_reduce(int in_dtype, int out_dtype, int op, uns
         typedef typename decltype(ot)::template apply<T> Op;
         typedef typename rs_scan_dst<X, T>::type Dst;
         typedef typename rs_scan_src<X>::type Src;
-        return rs_seg_launch<Src, Dst, T, Op>(rs_scan_src<X>::make(src, in_dtype), rs_scan_dst<X, T>::make(out, out_dtype),
+        return rs_seg_launch<Src, Dst, T, Op>(rs_scan_src<X>::make(src, in_dtype),
+                                              rs_scan_dst<X, T>::make(out, out_dtype),
                                               levels, kind, offsets, num_segments, tiles, (T *)ws_a, (T *)ws_b,
                                               (rs_u64 *)marks, (rs_u64 *)queue, q_bound, flags, (const rs_u64 *)runs,
                                               grid_short, grid_medium, grid_tiles, stream);
