@@ -1,17 +1,18 @@
 /* Segmented reduction and argmin / argmax (docs/ALGORITHMS.md, "Segments"). Twin: kernels_cl/segmented.cl, whose
- * header explains the work decomposition; the same constants, slots, chunks and order of combination here.
+ * header explains the work decomposition; the same constants, queue, chunks and order of combination here.
  *
- * The reduction: seg_short (a thread per segment: up to 32 values folded alone, up to a tile queued), seg_medium (a
- * warp per queued segment), seg_tiles (a warp per input tile for the longer segments). argmin / argmax: one warp per
- * slot (one chunk of RS_SEG_TILE from the segment's start). The warp's tile expression: lane j stands for the
- * coarsened tile's threads j + 32r (r = 0..7), folds their 16 elements (k outer, v inner, from the identity,
- * identity past the chunk), then levels s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows
- * (r with r + 4, r + 2, r + 1) and s = 16 .. 1 go through warp shuffles: lane j < s combines its value with lane
- * j + s's, exactly rs_tree_seq's l[j] = l[j] (+) l[j+s] (the OpenCL twin does those five levels in local memory).
+ * seg_short (a thread per segment: up to 32 values folded alone, up to a tile queued), seg_medium (a warp per queued
+ * segment; runs of segments of at most 128 values have their loads issued together), seg_tiles (a warp per input
+ * tile for the longer segments, level after level). The warp's tile expression: lane j stands for the coarsened
+ * tile's threads j + 32r (r = 0..7), folds their 16 elements (k outer, v inner, from the identity, identity past the
+ * chunk), then levels s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows (r with r + 4, r + 2,
+ * r + 1) and s = 16 .. 1 go through warp shuffles: lane j < s combines its value with lane j + s's, exactly
+ * rs_tree_seq's l[j] = l[j] (+) l[j+s] (the OpenCL twin does those five levels in local memory). argmin / argmax run
+ * the same kernels over (value, index) pairs (rs_op_arg), whose result owes nothing to the order.
  *
  * Template instances stay lean: the reduction is dispatched with rs_dispatch_scan (one instance per compute type T
  * and op, a narrow input / output as a kernel argument, rs_nsrc / rs_ndst), levels > 0 read T partials; argmin /
- * argmax one instance per dtype, direction and level kind. */
+ * argmax one instance of each kernel per dtype and direction. */
 #include <string.h>
 
 #include "common.cuh"
