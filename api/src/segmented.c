@@ -117,8 +117,8 @@ redscan_status rs_seg_check_size(redscan_ctx *ctx, const char *fn, uint64_t in_n
 {
     if (in_n / (RS_SEG_SHORT + 1) > UINT32_MAX) /* seg_short's queue counts its entries in 32 bits */
         return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED,
-                            "%s: argument 'in' holds %" PRIu64 " elements; a segmented reduction, argmin or argmax takes "
-                            "fewer than 33 x 2^32",
+                            "%s: argument 'in' holds %" PRIu64 " elements; a segmented reduction, argmin or argmax "
+                            "takes fewer than 33 x 2^32",
                             fn, in_n);
     return REDSCAN_OK;
 }
