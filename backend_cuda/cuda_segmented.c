@@ -64,9 +64,22 @@ static redscan_status rs_seg_check(redscan_ctx *ctx, redscan_dtype offsets_dtype
  * bits). */
 static unsigned rs_seg_grid(rs_cuda *c, uint64_t warps) { return rs_cuda_grid_for(c, rs_div_up(warps, RS_GROUP / 32)); }
 
-/* A segmented reduction over S segments of the offsets (kind): seg_short, then seg_tiles per level (rs_cu_seg_reduce),
- * ws: the three buffers of rs_seg_ws_bytes; flags: the call's fault word, zeroed; runs: NULL, or the device word of the
- * real count R <= S (reduce by key's _async form). As rs_seg_reduce_levels of ocl_segmented.c. */
+/* What a segmented reduction or argmin / argmax does before its kernels (rs_seg_reduce_call of ocl_segmented.c): the
+ * workspace of rs_seg_ws_bytes for values of tsize bytes, the call's fault word zeroed, seg_check. */
+static redscan_status rs_seg_begin(redscan_ctx *ctx, const rs_seg_plan *plan, size_t tsize, redscan_dtype offsets_dtype,
+                                   void *offsets, size_t S, size_t in_n, void *ws[4], unsigned **flags)
+{
+    size_t bytes[4];
+    rs_seg_ws_bytes(plan, tsize, bytes);
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, ws));
+    RS_CUDA_TRY(rs_seg_flags(ctx, flags));
+    return rs_seg_check(ctx, offsets_dtype, offsets, S, in_n, *flags);
+}
+
+/* A segmented reduction over S segments of the offsets (kind): seg_short, seg_medium, then seg_tiles per level
+ * (rs_cu_seg_reduce). ws: the four buffers of rs_seg_ws_bytes; flags: the call's fault word, zeroed; runs: NULL, or
+ * the device word of the real count R <= S (reduce by key's _async form). As rs_seg_reduce_levels of
+ * ocl_segmented.c. */
 static redscan_status rs_seg_reduce_levels(redscan_ctx *ctx, const rs_reduce_req *req, const rs_seg_plan *plan,
                                            const void *in, redscan_dtype kind, const void *offsets, uint64_t S,
                                            void *const *ws, const unsigned *flags, void *out, const void *runs)
@@ -93,13 +106,10 @@ redscan_status rs_cuda_segmented_reduce(redscan_ctx *ctx, const rs_reduce_req *r
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "segmented reduce: argument 'out'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
                                       "segmented reduce: argument 'offsets'"));
-    size_t bytes[4];
-    rs_seg_ws_bytes(&plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
     void *ws[4] = {NULL, NULL, NULL, NULL};
     unsigned *flags = NULL;
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, ws));
-    RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
-    RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
+    RS_CUDA_TRY(rs_seg_begin(ctx, &plan, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), offsets_dtype, offsets,
+                             num_segments, in_n, ws, &flags));
     RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, offsets_dtype, offsets, num_segments, ws, flags, out, NULL));
     c->seg_pending = 1;
     return REDSCAN_OK;
@@ -119,13 +129,10 @@ redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, i
     if (values) RS_CUDA_TRY(rs_cuda_check_aligned(ctx, values, vsize, "segmented argmin/argmax: argument 'values'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, offsets, redscan_dtype_size(offsets_dtype),
                                       "segmented argmin/argmax: argument 'offsets'"));
-    size_t bytes[4];
-    rs_seg_ws_bytes(&plan, RS_SEG_ARG_PAIR_BYTES, bytes);
     void *ws[4] = {NULL, NULL, NULL, NULL};
     unsigned *flags = NULL;
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 4, bytes, ws));
-    RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
-    RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
+    RS_CUDA_TRY(
+        rs_seg_begin(ctx, &plan, RS_SEG_ARG_PAIR_BYTES, offsets_dtype, offsets, num_segments, in_n, ws, &flags));
     RS_CUDA_TRY(rs_seg_launched(
         ctx,
         rs_cu_seg_argext((int)dtype, want_max, plan.levels, in, (int)offsets_dtype, offsets, num_segments, plan.tiles,

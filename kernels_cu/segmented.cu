@@ -162,37 +162,22 @@ template <typename T, class Op, typename X> __device__ __forceinline__ T rs_seg_
 
 /* ---------------------------------------------------------------- reduce */
 
+/* Levels s = 16 .. 1 of the tree across the warp (rs_tree_seq's l[j] = l[j] (+) l[j + s]): lane 0's result. */
+template <typename T, class Op> __device__ __forceinline__ T rs_seg_warp_tree(T v, unsigned lane)
+{
+#pragma unroll
+    for (unsigned s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
+        const T o = rs_seg_shfl_down(v, s);
+        if (lane < s) v = Op::combine(v, o);
+    }
+    return v;
+}
+
 /* The coarsened tile expression of cnt <= RS_SEG_TILE values, value i = src[idx(i)], by one warp (RS_SEG_TEAM_FOLD
  * and rs_seg_team_tree of segmented.cl): lane j stands for the tile's threads j + 32r (r = 0..7) and folds their
  * values (k outer, v inner; each row has its own accumulator); values past cnt are the identity and are skipped
  * (x (+) identity == x exactly for every op); levels s = 128, 64, 32 combine the lane's rows, s = 16 .. 1 go through
- * shuffles. The result is lane 0's. A full chunk takes the loop without bounds checks (rs_seg_team_rows).
- * argmin / argmax need no particular order (rs_op_arg): each lane keeps one best pair of its values, then the
- * shuffles (the rows' 8 pairs a lane took seg_medium to 64 registers; four independent pairs were slower still). */
-template <typename T, class Op, typename Src, class Idx>
-__device__ __forceinline__ T rs_seg_team_rows(Src src, rs_u64 cnt, unsigned lane, Idx idx);
-template <typename T, class Op, typename Src, class Idx>
-__device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx idx)
-{
-    if constexpr (rs_is_arg<Op>::value) { /* any order gives the same best pair: one accumulator, not eight rows */
-        T v = Op::identity();
-#pragma unroll 4
-        for (rs_u64 i = lane * RS_SEG_V; i < cnt; i += RS_SEG_LANES * RS_SEG_V)
-#pragma unroll
-            for (unsigned k = 0; k < RS_SEG_V; k++)
-                if (i + k < cnt) v = Op::combine(v, rs_load<T>(src, idx(i + k)));
-#pragma unroll
-        for (unsigned s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
-            const T o = rs_seg_shfl_down(v, s);
-            if (lane < s) v = Op::combine(v, o);
-        }
-        return v;
-    } else {
-        return rs_seg_team_rows<T, Op>(src, cnt, lane, idx);
-    }
-}
-
-/* rs_seg_team of a reduction: the tile expression's rows and tree, in its order. */
+ * shuffles. The result is lane 0's. A full chunk takes the loop without bounds checks. */
 template <typename T, class Op, typename Src, class Idx>
 __device__ __forceinline__ T rs_seg_team_rows(Src src, rs_u64 cnt, unsigned lane, Idx idx)
 {
@@ -224,12 +209,26 @@ __device__ __forceinline__ T rs_seg_team_rows(Src src, rs_u64 cnt, unsigned lane
 #pragma unroll
     for (unsigned r = 0; r < 2; r++) acc[r] = Op::combine(acc[r], acc[r + 2]); /* s = 64 */
     T v = Op::combine(acc[0], acc[1]);                                         /* s = 32 */
+    return rs_seg_warp_tree<T, Op>(v, lane);
+}
+
+/* A warp's value of a chunk: the tile expression above for a reduction; argmin / argmax need no particular order
+ * (rs_op_arg): each lane keeps one best pair of its values, then the shuffles (the rows' 8 pairs a lane took
+ * seg_medium to 64 registers; four independent pairs were slower still). */
+template <typename T, class Op, typename Src, class Idx>
+__device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx idx)
+{
+    if constexpr (rs_is_arg<Op>::value) { /* any order gives the same best pair: one accumulator, not eight rows */
+        T v = Op::identity();
+#pragma unroll 4
+        for (rs_u64 i = lane * RS_SEG_V; i < cnt; i += RS_SEG_LANES * RS_SEG_V)
 #pragma unroll
-    for (unsigned s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
-        const T o = rs_seg_shfl_down(v, s);
-        if (lane < s) v = Op::combine(v, o);
+            for (unsigned k = 0; k < RS_SEG_V; k++)
+                if (i + k < cnt) v = Op::combine(v, rs_load<T>(src, idx(i + k)));
+        return rs_seg_warp_tree<T, Op>(v, lane);
+    } else {
+        return rs_seg_team_rows<T, Op>(src, cnt, lane, idx);
     }
-    return v;
 }
 
 /* seg_short of segmented.cl: level 0 for every segment of up to RS_SEG_TILE elements, a thread per segment (offsets
@@ -337,12 +336,7 @@ __device__ __forceinline__ unsigned rs_seg_small_batch(Src src, Dst out, rs_u64 
             if (lane * RS_SEG_V + v < cnt) acc = Op::combine(acc, x[b][v]);
         acc = Op::combine(acc, Op::identity()); /* s = 128: row 4 */
         acc = Op::combine(acc, Op::identity()); /* s = 64: row 2 */
-        T w = Op::combine(acc, Op::identity()); /* s = 32: row 1 */
-#pragma unroll
-        for (unsigned s = RS_SEG_LANES / 2; s > 0; s >>= 1) {
-            const T o = rs_seg_shfl_down(w, s);
-            if (lane < s) w = Op::combine(w, o);
-        }
+        const T w = rs_seg_warp_tree<T, Op>(Op::combine(acc, Op::identity()) /* s = 32: row 1 */, lane);
         if (lane == 0) rs_put(out, sl[b] & RS_SEG_SEG_MASK, rs_out<Op>(w));
     }
     return nb;
