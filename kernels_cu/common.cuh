@@ -409,6 +409,35 @@ template <> struct rs_canon<double, rs_op_prod<double>> {
 };
 template <class Op, typename T> __device__ __forceinline__ T rs_out(T x) { return rs_canon<T, Op>::out(x); }
 
+/* ---- int8 / uint8 four to a word (SWAR), CUDA-only ----
+ * Sum, min and max of 1-byte integers combined lane by lane in 32-bit words, for the int8 reduction and scan
+ * (reduce_coarsened.cu, scan_single_pass.cu). Integer ops give the same bits in every order, so these compute the
+ * values of the element-by-element kernels (and of the OpenCL twins) with fewer instructions per value. T is the
+ * 32- or 64-bit type the bytes combine in; its signedness is the bytes'. */
+template <typename T, class Op> struct rs_swar {
+    static const bool sgn = (T)-1 < (T)0;
+    /* the identity as a byte: 0 for sums, the type's largest (min) or smallest (max) value */
+    static __device__ __forceinline__ unsigned id()
+    {
+        return Op::code == RS_SUM ? 0u : Op::code == RS_MIN ? (sgn ? 0x7fu : 0xffu) : (sgn ? 0x80u : 0u);
+    }
+    /* a and b combined byte by byte (a sum wraps within its byte) */
+    static __device__ __forceinline__ unsigned op(unsigned a, unsigned b)
+    {
+        if (Op::code == RS_SUM) return ((a & 0x7f7f7f7fu) + (b & 0x7f7f7f7fu)) ^ ((a ^ b) & 0x80808080u);
+        if (Op::code == RS_MIN) return sgn ? __vmins4(a, b) : __vminu4(a, b);
+        return sgn ? __vmaxs4(a, b) : __vmaxu4(a, b);
+    }
+    /* byte k = bytes 0..k of w combined (byte 3: all four) */
+    static __device__ __forceinline__ unsigned prefix(unsigned w)
+    {
+        w = op(w, (w << 8) | id());
+        return op(w, (w << 16) | (id() * 0x0101u));
+    }
+    /* the byte b as T */
+    static __device__ __forceinline__ T value(unsigned b) { return sgn ? (T)(signed char)(b & 0xffu) : (T)(b & 0xffu); }
+};
+
 /* ---- strict total order used by argmin/argmax and top-k: "a before b" ----
  * Valid before padding; NaN before every number; lower index among NaNs and among equal values;
  * else the smaller (OP == RS_MIN) or larger (otherwise) value. Applies to IN_T values. */

@@ -10,6 +10,9 @@
  * tiles, the 256 thread accumulators in vectors, the same partial per tile bit for bit; docs/ALGORITHMS.md, "CPU
  * shape"). It is OpenCL-only: CUDA devices are GPUs and run this kernel. */
 #include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
 
 #include "common.cuh"
 #include "cu_launch.h"
@@ -77,6 +80,89 @@ __global__ void __launch_bounds__(RS_GROUP)
     }
 }
 
+/* A 1-byte integer input (int8, uint8), CUDA-only: four tiles a round, one tree, the bytes folded four to a word.
+ * The kernel above keeps 16 bytes per thread in flight for int8 (a quarter of a 4-byte type's), pays a block tree
+ * per 4 KiB and an extraction and a combine per byte: int8 summed at 0.83-0.85 of the copy on the H100 at 2^28.
+ * Here a block takes RS_COARSE_ROUND consecutive tiles (16 KiB); each thread issues one 16-byte load per tile before
+ * it folds any; a sum folds a word with one __dp4a (exact: at most 64 bytes a thread), min and max lane by lane
+ * (rs_swar, common.cuh), a product byte by byte; the block's tree runs once for the four tiles, whose value goes to
+ * the first tile's partial and the identity to the other three. Every op on integers (wrapping sum and product, min,
+ * max) gives the same bits in any order and with any identity folded in, so the partials' reduction, and so the
+ * result, is the kernel above's and OpenCL's bit for bit. A round that is not full (the last) reduces its tiles one
+ * by one, element by element. The launcher checks the 16-byte alignment. H100, 2^28, int8 sum: 0.92-0.93 of the
+ * copy, 0.99-1.00 x CUB (the rounds alone: 0.91; docs/PERFORMANCE.md, "Narrow types, fifth round"). */
+#define RS_COARSE_ROUND 4
+
+template <typename X, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    reduce_coarsened_bytes(const X *__restrict__ in, rs_u64 n, T *__restrict__ partials)
+{
+    static_assert(sizeof(X) == 1 && !rs_type_info<T>::is_float, "1-byte integers only");
+    __shared__ T l[RS_GROUP];
+    const unsigned t = threadIdx.x;
+    const rs_u64 ntiles = (n + RS_COARSE_TILE - 1) / RS_COARSE_TILE;
+    const rs_u64 rounds = (ntiles + RS_COARSE_ROUND - 1) / RS_COARSE_ROUND;
+    for (rs_u64 round = blockIdx.x; round < rounds; round += gridDim.x) {
+        const rs_u64 tile0 = round * RS_COARSE_ROUND, base = tile0 * RS_COARSE_TILE;
+        if (base + RS_COARSE_ROUND * RS_COARSE_TILE <= n) { /* uniform across the block */
+            uint4 v[RS_COARSE_ROUND];
+#pragma unroll
+            for (unsigned q = 0; q < RS_COARSE_ROUND; q++)
+                v[q] = reinterpret_cast<const uint4 *>(in + base + (rs_u64)q * RS_COARSE_TILE)[t];
+            T acc = Op::identity();
+            if constexpr (Op::code == RS_SUM) { /* exact: at most 64 bytes a thread */
+                typedef typename std::conditional<rs_swar<T, Op>::sgn, int, unsigned>::type I;
+                I s = 0;
+#pragma unroll
+                for (unsigned q = 0; q < RS_COARSE_ROUND; q++) {
+                    s = __dp4a((I)v[q].x, (I)0x01010101, s);
+                    s = __dp4a((I)v[q].y, (I)0x01010101, s);
+                    s = __dp4a((I)v[q].z, (I)0x01010101, s);
+                    s = __dp4a((I)v[q].w, (I)0x01010101, s);
+                }
+                acc = (T)s;
+            } else if constexpr (Op::code != RS_PROD) { /* min / max lane by lane, then the four lanes */
+                typedef rs_swar<T, Op> S;
+                unsigned m = S::op(S::op(v[0].x, v[0].y), S::op(v[0].z, v[0].w));
+#pragma unroll
+                for (unsigned q = 1; q < RS_COARSE_ROUND; q++)
+                    m = S::op(m, S::op(S::op(v[q].x, v[q].y), S::op(v[q].z, v[q].w)));
+                acc = S::value(S::prefix(m) >> 24);
+            } else { /* products byte by byte */
+#pragma unroll
+                for (unsigned q = 0; q < RS_COARSE_ROUND; q++) {
+                    const unsigned w[4] = {v[q].x, v[q].y, v[q].z, v[q].w};
+#pragma unroll
+                    for (unsigned k = 0; k < 16; k++) {
+                        const unsigned char b = (unsigned char)(w[k / 4] >> (8 * (k % 4)));
+                        X x;
+                        memcpy(&x, &b, 1);
+                        acc = Op::combine(acc, (T)x);
+                    }
+                }
+            }
+            l[t] = acc;
+            const T total = rs_tree_seq_shfl<Op>(l, t);
+            if (t == 0) partials[tile0] = rs_out<Op>(total);
+            if (t > 0 && t < RS_COARSE_ROUND) partials[tile0 + t] = Op::identity();
+            __syncthreads(); /* warp 0 still reads l[0..31]; the next round rewrites l */
+        } else {
+            for (rs_u64 tile = tile0; tile < ntiles; tile++) {
+                const rs_u64 b = tile * RS_COARSE_TILE;
+                T acc = Op::identity();
+                for (unsigned k = 0; k < RS_COARSE_K * RS_COARSE_V; k++) {
+                    const rs_u64 i = b + k * RS_GROUP + t;
+                    acc = Op::combine(acc, i < n ? rs_load<T>(in, i) : Op::identity());
+                }
+                l[t] = acc;
+                const T total = rs_tree_seq_shfl<Op>(l, t);
+                if (t == 0) partials[tile] = rs_out<Op>(total);
+                __syncthreads();
+            }
+        }
+    }
+}
+
 extern "C" cudaError_t rs_cu_reduce_coarsened(int in_dtype, int out_dtype, int op, const void *in,
                                               unsigned long long n, void *partials, unsigned grid,
                                               cudaStream_t stream)
@@ -85,6 +171,14 @@ extern "C" cudaError_t rs_cu_reduce_coarsened(int in_dtype, int out_dtype, int o
         typedef typename decltype(xt)::type X;
         typedef typename decltype(tt)::type T;
         typedef typename decltype(ot)::template apply<T> Op;
+        if constexpr (sizeof(X) == 1) {
+            if ((uintptr_t)in % 16 == 0) { /* int8 / uint8: four tiles a round (same bits) */
+                const rs_u64 rounds = (n + RS_COARSE_ROUND * RS_COARSE_TILE - 1) / (RS_COARSE_ROUND * RS_COARSE_TILE);
+                const unsigned g = rounds < grid ? (unsigned)rounds : grid;
+                reduce_coarsened_bytes<X, T, Op><<<g, RS_GROUP, 0, stream>>>((const X *)in, n, (T *)partials);
+                return rs_launched();
+            }
+        }
         if ((uintptr_t)in % sizeof(rs_vec4<X>) == 0)
             reduce_coarsened<X, T, Op, true><<<grid, RS_GROUP, 0, stream>>>((const X *)in, n, (T *)partials);
         else

@@ -23,6 +23,8 @@
  * fallback) or fold a group total from its tiles, and publishes what it computed. */
 #include <string.h>
 
+#include <type_traits>
+
 #include "common.cuh"
 #include "cu_launch.h"
 #include "lookback.cuh"
@@ -304,7 +306,12 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
  *   ITEMS = 16 (int8, uint8): tiles of 4096, 32 KiB per ticket as for the 16-bit types (8 values per thread gave
  *     16 KiB tickets: 0.54 of the copy against 0.57). Another tiling changes the order of combination, which an
  *     integer op (wrapping sum and product, min, max) does not see: every order gives the same bits. So do the
- *     integers' phase 3, which folds seed (+) before once and then combines it with each running value. */
+ *     integers' phase 3, which folds seed (+) before once and then combines it with each running value.
+ *   SWAR (int8 / uint8 sum, min and max into the same type): the bytes stay packed. Phase 1 folds a sub-section's
+ *     16 bytes with four __dp4a (sums) or lane by lane (rs_swar, common.cuh); phase 3 scans each word's bytes in
+ *     place (two shifted combines), adds the running byte to all four lanes and stores the words as they are, with
+ *     no conversion to T and back. The same values (integer ops), 0.57 -> 0.75 of the copy for int8 sums on the H100
+ *     at 2^28 (docs/PERFORMANCE.md, "Narrow types, fifth round"). Widening outputs and products keep the T path. */
 #define RS_SPP_PER 8u
 static_assert(RS_SP_GROUP % RS_SPP_PER == 0, "tickets within a group");
 /* A thread's ITEMS values of BYTES bytes as loaded: 8 or 16 bytes. */
@@ -355,12 +362,14 @@ __device__ __forceinline__ void rs_spp_decode(const typename rs_spp_raw<BYTES * 
     }
 }
 
-template <typename T, class Op, unsigned BYTES, unsigned ITEMS>
+template <typename T, class Op, unsigned BYTES, unsigned ITEMS, bool SWAR = false>
 __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
     scan_single_pass_packed(const rs_nsrc<T> in, const rs_ndst<T> out, rs_sp_word_t *flags, rs_u64 n, int exclusive,
                             T init, unsigned spins, int inplace)
 {
     static_assert(ITEMS == RS_COARSE_ITEMS || !rs_type_info<T>::is_float, "another tile size: integers only");
+    static_assert(!SWAR || (BYTES == 1 && ITEMS == 16 && Op::code != RS_PROD), "SWAR: int8 / uint8 sum, min, max");
+    typedef rs_swar<T, Op> S;
     typedef typename rs_spp_raw<BYTES * ITEMS>::type R;
     const unsigned PER = RS_SPP_PER, SECTION = ITEMS * RS_GROUP;
     __shared__ __align__(16) T aux[RS_SPP_PER][RS_GROUP];
@@ -390,9 +399,10 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
                 if ((j + q + 1) * SECTION <= n) {
                     raw[q] = *reinterpret_cast<const R *>(static_cast<const unsigned char *>(in.p) + first * BYTES);
                 } else { /* the last tile: byte by byte within n, the rest decoded as the identity */
-                    unsigned char b[sizeof(R)] = {};
+                    unsigned char b[sizeof(R)];
                     for (unsigned k = 0; k < ITEMS * BYTES; k++)
-                        if (first + k / BYTES < n) b[k] = static_cast<const unsigned char *>(in.p)[first * BYTES + k];
+                        b[k] = first + k / BYTES < n ? static_cast<const unsigned char *>(in.p)[first * BYTES + k]
+                                                     : (unsigned char)(SWAR ? S::id() : 0); /* SWAR: the identity */
                     memcpy(&raw[q], b, sizeof(R));
                 }
             }
@@ -400,7 +410,19 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
         /* phase 1: each sub-section's total */
 #pragma unroll
         for (unsigned q = 0; q < PER; q++) {
-            if (q < cnt) {
+            if (SWAR && q < cnt) {
+                if constexpr (SWAR) {
+                    const uint4 &v = raw[q];
+                    if constexpr (Op::code == RS_SUM) { /* exact, and its low byte is the byte sum's */
+                        typedef typename std::conditional<S::sgn, int, unsigned>::type I;
+                        const I one = (I)0x01010101;
+                        const I s2 = __dp4a((I)v.y, one, __dp4a((I)v.x, one, (I)0));
+                        aux[q][t] = (T)__dp4a((I)v.w, one, __dp4a((I)v.z, one, s2));
+                    } else {
+                        aux[q][t] = S::value(S::prefix(S::op(S::op(v.x, v.y), S::op(v.z, v.w))) >> 24);
+                    }
+                }
+            } else if (q < cnt) {
                 const rs_u64 first = (j + q) * SECTION + (rs_u64)t * ITEMS;
                 T x[ITEMS];
                 rs_spp_decode<T, Op, BYTES, ITEMS>(raw[q], in.kind, (j + q + 1) * SECTION <= n, first, n, x);
@@ -467,6 +489,25 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
             if (q < cnt) {
                 const rs_u64 base = (j + q) * SECTION, first = base + (rs_u64)t * ITEMS;
                 const bool full = base + SECTION <= n;
+                if constexpr (SWAR) { /* the running value before each word as a byte, c */
+                    const T before = t ? aux[q][t - 1] : Op::identity();
+                    unsigned c = (unsigned)(t ? Op::combine(p_l[q], before) : p_l[q]) & 0xffu;
+                    unsigned w[4] = {raw[q].x, raw[q].y, raw[q].z, raw[q].w};
+#pragma unroll
+                    for (unsigned k = 0; k < 4; k++) {
+                        const unsigned inc = S::op(S::prefix(w[k]), c * 0x01010101u);
+                        w[k] = exclusive ? (inc << 8) | c : inc;
+                        c = inc >> 24;
+                    }
+                    unsigned char *o = static_cast<unsigned char *>(out.p);
+                    if (full) {
+                        *reinterpret_cast<uint4 *>(o + first) = make_uint4(w[0], w[1], w[2], w[3]);
+                    } else {
+                        for (unsigned k = 0; k < ITEMS; k++)
+                            if (first + k < n) o[first + k] = (unsigned char)(w[k / 4] >> (8 * (k % 4)));
+                    }
+                    continue;
+                }
                 T x[ITEMS];
                 rs_spp_decode<T, Op, BYTES, ITEMS>(raw[q], in.kind, full, first, n, x);
                 const T before = t ? aux[q][t - 1] : Op::identity();
@@ -559,6 +600,14 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
                             scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<b8, RS_GROUP, 0, stream>>>(
                                 src, dst, flags, n, exclusive, init_v, spins, inplace);
                     } else if (src.kind == 0) { /* int8 / uint8: 16 values per thread, 32 KiB per ticket */
+                        if constexpr (Op::code != RS_PROD) {
+                            if (dst.kind == 0) { /* into int8 / uint8: sum, min, max four to a word */
+                                scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS, true>
+                                    <<<blocks(RS_SPP_PER, 2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
+                                        src, dst, flags, n, exclusive, init_v, spins, inplace);
+                                return rs_launched();
+                            }
+                        }
                         scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS>
                             <<<blocks(RS_SPP_PER, 2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
                                 src, dst, flags, n, exclusive, init_v, spins, inplace);

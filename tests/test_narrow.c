@@ -558,7 +558,8 @@ static void long_int_scans(void)
         {REDSCAN_INT8, REDSCAN_INT8, REDSCAN_MAX, NULL, 0},     {REDSCAN_UINT16, REDSCAN_UINT16, REDSCAN_SUM, NULL, 0},
         {REDSCAN_UINT8, REDSCAN_UINT8, REDSCAN_SUM, NULL, 1},   {REDSCAN_INT16, REDSCAN_INT16, REDSCAN_MIN, NULL, 1},
         {REDSCAN_INT8, REDSCAN_INT8, REDSCAN_SUM, "0", 0},      {REDSCAN_INT8, REDSCAN_INT8, REDSCAN_SUM, "1", 1},
-        {REDSCAN_UINT16, REDSCAN_UINT32, REDSCAN_MAX, "0", 0},
+        {REDSCAN_UINT16, REDSCAN_UINT32, REDSCAN_MAX, "0", 0}, {REDSCAN_UINT8, REDSCAN_UINT8, REDSCAN_MIN, NULL, 0},
+        {REDSCAN_UINT8, REDSCAN_UINT8, REDSCAN_MAX, NULL, 1},   {REDSCAN_INT8, REDSCAN_INT8, REDSCAN_MIN, "0", 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const redscan_dtype dt = cases[c].dt, odt = cases[c].odt;
