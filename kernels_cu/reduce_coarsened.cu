@@ -28,6 +28,30 @@ template <typename X> struct alignas(4 * sizeof(X)) rs_vec4 {
     X s[4];
 };
 
+/* Thread t's fold of a tile that ends past n, element by element in the coarsened order (identity past n). */
+template <typename T, class Op, typename X>
+__device__ __forceinline__ T rs_coarse_fold_tail(const X *__restrict__ in, rs_u64 n, rs_u64 base, unsigned t)
+{
+    T acc = Op::identity();
+    for (unsigned k = 0; k < RS_COARSE_K; k++) {
+        for (unsigned v = 0; v < RS_COARSE_V; v++) {
+            const rs_u64 i = base + k * RS_GROUP * RS_COARSE_V + t * RS_COARSE_V + v;
+            acc = Op::combine(acc, i < n ? rs_load<T>(in, i) : Op::identity());
+        }
+    }
+    return acc;
+}
+
+/* The block's tree over the threads' values; thread 0 stores it in *partial. Called by every thread. */
+template <class Op, typename T>
+__device__ __forceinline__ void rs_coarse_finish(T *l, unsigned t, T acc, T *__restrict__ partial)
+{
+    l[t] = acc;
+    const T total = rs_tree_seq_shfl<Op>(l, t); /* reduce_common.cuh: rs_tree_seq's bits */
+    if (t == 0) *partial = rs_out<Op>(total);
+    __syncthreads(); /* warp 0 still reads l[0..31]; the next tile rewrites l */
+}
+
 /* A full tile takes one 4-vector per round (element offset tile*TILE + k*GROUP*V + t*V is a multiple of 4) when
  * VEC; otherwise (and always for a partial tile) element by element. Both fold the same elements in the same
  * order, so the bits agree. `full` depends on the tile only: uniform across the block. */
@@ -66,17 +90,9 @@ __global__ void __launch_bounds__(RS_GROUP)
                 }
             }
         } else {
-            for (unsigned k = 0; k < RS_COARSE_K; k++) {
-                for (unsigned v = 0; v < RS_COARSE_V; v++) {
-                    const rs_u64 i = base + k * RS_GROUP * RS_COARSE_V + t * RS_COARSE_V + v;
-                    acc = Op::combine(acc, i < n ? rs_load<T>(in, i) : Op::identity());
-                }
-            }
+            acc = rs_coarse_fold_tail<T, Op>(in, n, base, t);
         }
-        l[t] = acc;
-        const T total = rs_tree_seq_shfl<Op>(l, t); /* reduce_common.cuh: rs_tree_seq's bits */
-        if (t == 0) partials[tile] = rs_out<Op>(total);
-        __syncthreads(); /* warp 0 still reads l[0..31]; the next tile rewrites l */
+        rs_coarse_finish<Op>(l, t, acc, partials + tile);
     }
 }
 
@@ -89,8 +105,9 @@ __global__ void __launch_bounds__(RS_GROUP)
  * the first tile's partial and the identity to the other three. Every op on integers (wrapping sum and product, min,
  * max) gives the same bits in any order and with any identity folded in, so the partials' reduction, and so the
  * result, is the kernel above's and OpenCL's bit for bit. A round that is not full (the last) reduces its tiles one
- * by one, element by element. The launcher checks the 16-byte alignment. H100, 2^28, int8 sum: 0.92-0.93 of the
- * copy, 0.99-1.00 x CUB (the rounds alone: 0.91; docs/PERFORMANCE.md, "Narrow types, fifth round"). */
+ * by one, element by element (rs_coarse_fold_tail). The launcher checks the 16-byte alignment. H100, 2^28, int8
+ * sum: 0.92-0.93 of the copy, 0.99-1.00 x CUB (the rounds alone: 0.91; docs/PERFORMANCE.md, "Narrow types, fifth
+ * round"). */
 #define RS_COARSE_ROUND 4
 
 template <typename X, typename T, class Op>
@@ -141,23 +158,12 @@ __global__ void __launch_bounds__(RS_GROUP)
                     }
                 }
             }
-            l[t] = acc;
-            const T total = rs_tree_seq_shfl<Op>(l, t);
-            if (t == 0) partials[tile0] = rs_out<Op>(total);
             if (t > 0 && t < RS_COARSE_ROUND) partials[tile0 + t] = Op::identity();
-            __syncthreads(); /* warp 0 still reads l[0..31]; the next round rewrites l */
-        } else {
+            rs_coarse_finish<Op>(l, t, acc, partials + tile0);
+        } else { /* the last round: tile by tile, as reduce_coarsened's tiles that end past n */
             for (rs_u64 tile = tile0; tile < ntiles; tile++) {
-                const rs_u64 b = tile * RS_COARSE_TILE;
-                T acc = Op::identity();
-                for (unsigned k = 0; k < RS_COARSE_K * RS_COARSE_V; k++) {
-                    const rs_u64 i = b + k * RS_GROUP + t;
-                    acc = Op::combine(acc, i < n ? rs_load<T>(in, i) : Op::identity());
-                }
-                l[t] = acc;
-                const T total = rs_tree_seq_shfl<Op>(l, t);
-                if (t == 0) partials[tile] = rs_out<Op>(total);
-                __syncthreads();
+                const T acc = rs_coarse_fold_tail<T, Op>(in, n, tile * RS_COARSE_TILE, t);
+                rs_coarse_finish<Op>(l, t, acc, partials + tile);
             }
         }
     }

@@ -410,7 +410,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
         /* phase 1: each sub-section's total */
 #pragma unroll
         for (unsigned q = 0; q < PER; q++) {
-            if (SWAR && q < cnt) {
+            if (q < cnt) {
                 if constexpr (SWAR) {
                     const uint4 &v = raw[q];
                     if constexpr (Op::code == RS_SUM) { /* exact, and its low byte is the byte sum's */
@@ -421,8 +421,8 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
                     } else {
                         aux[q][t] = S::value(S::prefix(S::op(S::op(v.x, v.y), S::op(v.z, v.w))) >> 24);
                     }
+                    continue;
                 }
-            } else if (q < cnt) {
                 const rs_u64 first = (j + q) * SECTION + (rs_u64)t * ITEMS;
                 T x[ITEMS];
                 rs_spp_decode<T, Op, BYTES, ITEMS>(raw[q], in.kind, (j + q + 1) * SECTION <= n, first, n, x);
