@@ -141,11 +141,11 @@ cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, c
                            const unsigned *flags, void *lb, void *marks, unsigned long long windows,
                            unsigned long long places, unsigned spins, const void *runs, unsigned grid_segments,
                            unsigned grid_windows, unsigned grid_single, cudaStream_t stream);
-/* Scan by key (segmented_scan.cu): byk_count, byk_prefix, byk_scatter make the runs' UINT64 offsets (R + 1 entries
- * of the n + 1 the buffer holds: offsets[R] = n), the run count R into *runs; cnt, pre: ceil(n / 2048) uint64 each
- * (byk_count and byk_scatter run with min(grid_blocks, ceil(n / 2048)) blocks and use one entry per block). */
-cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets, void *cnt, void *pre,
-                              void *runs, unsigned grid_blocks, cudaStream_t stream);
+/* Scan by key (segmented_scan.cu): byk_single makes the runs' UINT64 offsets (R + 1 entries of the n + 1 the buffer
+ * holds: offsets[R] = n) in one pass, the run count R into *runs; words: ceil(n / 2048) + 1 uint64 (the ticket
+ * counter and a look-back slot per tile, zeroed here); spins: REDSCAN_SINGLE_PASS_SPINS. n > 0. */
+cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets, void *words,
+                              void *runs, unsigned spins, cudaStream_t stream);
 /* Reduce by key (segmented_scan.cu): byk_gather, unique_keys[r] = keys[offsets[r]] for r < *runs (read on the
  * device), in the keys' width. */
 cudaError_t rs_cu_byk_gather(int kkind, const void *keys, const void *offsets, const void *runs, void *unique_keys,

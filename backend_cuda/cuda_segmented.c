@@ -210,30 +210,30 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
     return REDSCAN_OK;
 }
 
-/* Scan by key's scratch parts for n elements: the runs' offsets (n + 1 uint64), block counts and prefixes
- * (ceil(n / 2048) uint64 each), the run count, then the segmented scan's two parts (rs_seg_scan_parts). None depends
- * on the run count or the value type, so the blocking and the _async form use the same, known before any kernel
- * runs. */
-static void rs_byk_scan_parts(uint64_t n, size_t bytes[6])
+/* Scan by key's scratch parts for n elements: the runs' offsets (n + 1 uint64), byk_single's ticket counter and
+ * slots (ceil(n / 2048) + 1 uint64), the run count, then the segmented scan's two parts (rs_seg_scan_parts). None
+ * depends on the run count or the value type, so the blocking and the _async form use the same, known before any
+ * kernel runs. */
+static void rs_byk_scan_parts(uint64_t n, size_t bytes[5])
 {
     const size_t nb = (size_t)rs_div_up(n, RS_SEG_SCAN_TILE);
-    const size_t b[4] = {((size_t)n + 1) * 8, nb * 8, nb * 8, 8};
+    const size_t b[3] = {((size_t)n + 1) * 8, (nb + 1) * 8, 8};
     memcpy(bytes, b, sizeof b);
-    rs_seg_scan_parts(n, bytes + 4);
+    rs_seg_scan_parts(n, bytes + 3);
 }
 
 size_t rs_cuda_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n)
 {
     (void)out_dtype; /* the parts do not depend on the type */
-    size_t bytes[6];
+    size_t bytes[5];
     rs_byk_scan_parts(n, bytes);
-    return rs_cuda_split_total(6, bytes); /* the segmented scan's two parts alone are less */
+    return rs_cuda_split_total(5, bytes); /* the segmented scan's two parts alone are less */
 }
 
 /* Scan by key: the runs' offsets made on the device (rs_cu_byk_offsets) in scratch part 0, then the segmented scan's
  * kernels over them, as rs_ocl_scan_by_key. Blocking form: the run count R read back (one 8-byte copy), the kernels
  * over R segments. _async form: the grids sized for n segments (R is not known here), the kernels reading R from the
- * device (part 3) and doing nothing past it; only offsets[0 .. R] exist. The fault word is zeroed (the kernels read
+ * device (part 2) and doing nothing past it; only offsets[0 .. R] exist. The fault word is zeroed (the kernels read
  * it); no seg_check: the offsets are valid by construction. */
 redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
                                    void *in, void *out, size_t n, int wait_ok)
@@ -243,20 +243,17 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, keys, redscan_dtype_size(key_dtype), "scan by key: argument 'keys'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, in, redscan_dtype_size(req->dtype), "scan by key: argument 'in'"));
     RS_CUDA_TRY(rs_cuda_check_aligned(ctx, out, redscan_dtype_size(req->out_dtype), "scan by key: argument 'out'"));
-    const uint64_t nb = rs_div_up((uint64_t)n, RS_SEG_SCAN_TILE);
-    size_t bytes[6];
-    void *part[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    size_t bytes[5];
+    void *part[5] = {NULL, NULL, NULL, NULL, NULL};
     unsigned *flags = NULL, spins;
     rs_byk_scan_parts(n, bytes);
     RS_CUDA_TRY(rs_seg_scan_opts(ctx, &spins));
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 6, bytes, part));
-    RS_CUDA_TRY(rs_seg_launched(ctx,
-                                rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], part[3],
-                                                  rs_cuda_grid_for(c, nb), c->stream),
-                                "byk_offsets"));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 5, bytes, part));
+    RS_CUDA_TRY(rs_seg_launched(
+        ctx, rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], spins, c->stream), "byk_offsets"));
     uint64_t S = n;
     if (wait_ok) {
-        cudaError_t err = cudaMemcpyAsync(&S, part[3], sizeof S, cudaMemcpyDeviceToHost, c->stream);
+        cudaError_t err = cudaMemcpyAsync(&S, part[2], sizeof S, cudaMemcpyDeviceToHost, c->stream);
         if (err == cudaSuccess) err = cudaStreamSynchronize(c->stream);
         if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemcpyAsync (scan by key: run count)");
     }
@@ -267,37 +264,38 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
     RS_CUDA_TRY(rs_seg_launched(
         ctx,
         rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,
-                       (int)REDSCAN_UINT64, part[0], S, flags, part[4], part[5], windows, windows, spins,
-                       wait_ok ? NULL : part[3], g[0], g[1], g[2], c->stream),
+                       (int)REDSCAN_UINT64, part[0], S, flags, part[3], part[4], windows, windows, spins,
+                       wait_ok ? NULL : part[2], g[0], g[1], g[2], c->stream),
         "seg_scan"));
     return REDSCAN_OK;
 }
 
-/* The scratch parts of reduce by key over n keys: offsets, block counts, prefixes, run count, then the reduction's
- * workspace (rs_seg_ws_bytes of n segments: the most the segmented reduction needs over n elements too). */
-static void rs_rbk_parts(uint64_t n, size_t tsize, size_t bytes[8])
+/* The scratch parts of reduce by key over n keys: offsets, byk_single's counter and slots, run count, then the
+ * reduction's workspace (rs_seg_ws_bytes of n segments: the most the segmented reduction needs over n elements too). */
+static void rs_rbk_parts(uint64_t n, size_t tsize, size_t bytes[7])
 {
     const uint64_t nb = rs_div_up(n, RS_SEG_SCAN_TILE);
     rs_seg_plan plan;
     rs_seg_plan_make(n, n, &plan);
     bytes[0] = ((size_t)n + 1) * 8;
-    bytes[1] = bytes[2] = (size_t)nb * 8;
-    bytes[3] = 8;
-    rs_seg_ws_bytes(&plan, tsize, bytes + 4);
+    bytes[1] = ((size_t)nb + 1) * 8;
+    bytes[2] = 8;
+    rs_seg_ws_bytes(&plan, tsize, bytes + 3);
 }
 
 size_t rs_cuda_seg_reduce_reserve(redscan_dtype out_dtype, uint64_t n)
 {
-    size_t bytes[8];
+    size_t bytes[7];
     rs_rbk_parts(n, redscan_dtype_size(rs_compute_dtype(out_dtype)), bytes);
-    const size_t rbk = rs_cuda_split_total(8, bytes);
-    const size_t seg = rs_cuda_split_total(4, bytes + 4); /* the segmented reduction alone: parts 0-3 */
+    const size_t rbk = rs_cuda_split_total(7, bytes);
+    const size_t seg = rs_cuda_split_total(4, bytes + 3); /* the segmented reduction alone: its four parts */
     return rbk > seg ? rbk : seg;
 }
 
 /* Reduce by key: the runs' offsets (rs_cu_byk_offsets) and the unique keys (rs_cu_byk_gather), then the segmented
- * reduction over the offsets, as rs_ocl_reduce_by_key. Scratch: offsets, block counts, prefixes, run count (the
- * blocking form's; the _async form's goes to `runs`), then the reduction's workspace, whose size depends on n only.
+ * reduction over the offsets, as rs_ocl_reduce_by_key. Scratch: offsets, byk_single's counter and slots, run count
+ * (the blocking form's; the _async form's goes to `runs`), then the reduction's workspace, whose size depends on n
+ * only. The offsets read REDSCAN_SINGLE_PASS_SPINS and refuse REDSCAN_SEGMENTED_SCAN_PATH=multi_pass, as scan by key.
  * Blocking: R read back (one 8-byte copy), R keys and aggregates. _async: the grids sized for n segments (R is not
  * known here), the kernels reading R from `runs` and doing nothing past it (only offsets[0 .. R] are read); R keys
  * and aggregates too. */
@@ -315,20 +313,17 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
                                       "reduce by key: argument 'aggregates'"));
     if (runs) RS_CUDA_TRY(rs_cuda_check_aligned(ctx, runs, 8, "reduce by key: argument 'num_runs'"));
     const int wait_ok = runs_host != NULL;
-    const uint64_t nb = rs_div_up((uint64_t)n, RS_SEG_SCAN_TILE);
     rs_seg_plan plan;
     rs_seg_plan_make(n, n, &plan);
-    size_t bytes[8];
+    size_t bytes[7];
     rs_rbk_parts(n, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
-    void *part[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    unsigned *flags = NULL;
-    const unsigned grid_blocks = rs_cuda_grid_for(c, nb);
-    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 8, bytes, part));
-    void *count = wait_ok ? part[3] : runs;
-    RS_CUDA_TRY(rs_seg_launched(ctx,
-                                rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], count,
-                                                  grid_blocks, c->stream),
-                                "byk_offsets"));
+    void *part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    unsigned *flags = NULL, spins;
+    RS_CUDA_TRY(rs_seg_scan_opts(ctx, &spins));
+    RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
+    void *count = wait_ok ? part[2] : runs;
+    RS_CUDA_TRY(rs_seg_launched(
+        ctx, rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], count, spins, c->stream), "byk_offsets"));
     uint64_t S = n;
     if (wait_ok) {
         cudaError_t err = cudaMemcpyAsync(&S, count, sizeof S, cudaMemcpyDeviceToHost, c->stream);
@@ -340,7 +335,7 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
                                                  rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), c->stream),
                                 "byk_gather"));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags)); /* no seg_check; the kernels read the word */
-    RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, REDSCAN_UINT64, part[0], S, part + 4, flags, aggregates,
+    RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, REDSCAN_UINT64, part[0], S, part + 3, flags, aggregates,
                                      wait_ok ? NULL : runs));
     if (wait_ok) *runs_host = S;
     return REDSCAN_OK;

@@ -403,19 +403,52 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
 }
 
 /* The runs' offsets (UINT64, R + 1 entries in a buffer of n + 1: offsets[R] = n) of n keys (kkind), built on the
- * device by byk_count, byk_prefix, byk_scatter from `program` (a segmented_scan program: the kernels do not depend
- * on its types): byk_count and byk_scatter run with the same G groups (each a contiguous share of the ceil(n / 2048)
- * tiles), byk_prefix over their G counts; cnt and pre hold ceil(n / 2048) >= G uint64 each, *runs receives the run
- * count R. Nothing past offsets[R] is written: the _async forms, which do not know R, have their kernels read it. */
+ * device from `program` (a segmented_scan program: the kernels do not depend on its types); *runs receives the run
+ * count R. Nothing past offsets[R] is written: the _async forms, which do not know R, have their kernels read it.
+ * One pass where the program has byk_single (64-bit atomics) and REDSCAN_SEGMENTED_SCAN_PATH is not multi_pass:
+ * seg_scan_zero clears cnt's first nb + 1 words (the ticket counter and a slot per tile), byk_single runs a group
+ * per tile (REDSCAN_SINGLE_PASS_SPINS: its polls per slot). Else byk_count and byk_scatter with the same G groups
+ * (each a contiguous share of the nb = ceil(n / 2048) tiles) and byk_prefix over their G counts in cnt, into pre.
+ * cnt holds nb + 1 uint64, pre nb. */
 static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_uint kkind, cl_mem keys, cl_ulong N,
                                      cl_mem offsets, cl_mem cnt, cl_mem pre, cl_mem runs)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     const cl_ulong nb = rs_div_up(N, RS_SEG_SCAN_TILE);
+    int multi = 0;
+    cl_uint spins = 0;
+    redscan_status st = rs_seg_scan_path(ctx, &multi);
+    if (st == REDSCAN_OK) st = rs_single_pass_spins(ctx, &spins);
+    if (st != REDSCAN_OK) return st;
+    cl_kernel probe = multi ? NULL : clCreateKernel(program, "byk_single", NULL);
+    if (probe) { /* the one-pass kernel is there (the compiler has 64-bit atomics) */
+        clReleaseKernel(probe);
+        cl_kernel kz = NULL, k1 = NULL;
+        const cl_ulong words = nb + 1;
+        st = rs_ocl_kernel(ctx, program, "seg_scan_zero", &kz);
+        if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_single", &k1);
+        if (st == REDSCAN_OK) {
+            const size_t sizes[] = {sizeof(cl_mem), sizeof words};
+            const void *values[] = {&cnt, &words};
+            st = rs_set_args(ctx, kz, "seg_scan_zero", 2, sizes, values);
+            if (st == REDSCAN_OK)
+                st = rs_ocl_launch(ctx, kz, rs_ocl_groups_for(o, rs_div_up(words, RS_GROUP)), "seg_scan_zero");
+        }
+        if (st == REDSCAN_OK) { /* a group per tile: the ticket counter hands out nb tiles */
+            const size_t sizes[] = {sizeof(cl_mem), sizeof kkind,   sizeof N,       sizeof nb,
+                                    sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof spins};
+            const void *values[] = {&keys, &kkind, &N, &nb, &cnt, &offsets, &runs, &spins};
+            st = rs_set_args(ctx, k1, "byk_single", 8, sizes, values);
+            if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k1, (size_t)nb, "byk_single");
+        }
+        if (kz) clReleaseKernel(kz);
+        if (k1) clReleaseKernel(k1);
+        return st;
+    }
     const size_t groups = rs_ocl_groups_for(o, nb); /* <= nb: the kernels' shares and byk_prefix's count */
     const cl_ulong G = groups;
     cl_kernel kc = NULL, kp = NULL, ks = NULL;
-    redscan_status st = rs_ocl_kernel(ctx, program, "byk_count", &kc);
+    st = rs_ocl_kernel(ctx, program, "byk_count", &kc);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_prefix", &kp);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_scatter", &ks);
     if (st == REDSCAN_OK) {
@@ -451,13 +484,13 @@ static redscan_status rs_byk_read_runs(redscan_ctx *ctx, cl_mem runs, cl_ulong *
 
 /* Scan by key's scratch slots for n elements and a compute type of tsize bytes: 0-2 the segmented scan's three
  * arrays (its own slots), 3 the runs' offsets (n + 1 uint64), 4-5 the block counts and prefixes (ceil(n / 2048)
- * uint64 each), 6 the run count. None depends on the run count: the blocking and the _async form use the same, known
- * before any kernel runs (and redscan_reserve sizes them). */
+ * uint64 each, one more in 4: rs_byk_offsets), 6 the run count. None depends on the run count: the blocking and the
+ * _async form use the same, known before any kernel runs (and redscan_reserve sizes them). */
 static void rs_byk_scan_slots(uint64_t n, size_t tsize, size_t bytes[7])
 {
     const size_t nb = (size_t)rs_div_up(n, RS_SEG_SCAN_TILE);
     rs_seg_scan_parts(n, tsize, bytes);
-    const size_t b[4] = {((size_t)n + 1) * 8, nb * 8, nb * 8, 8};
+    const size_t b[4] = {((size_t)n + 1) * 8, (nb + 1) * 8, nb * 8, 8};
     memcpy(bytes + 3, b, sizeof b);
 }
 
@@ -509,7 +542,8 @@ static void rs_rbk_slots(uint64_t n, size_t tsize, size_t bytes[8])
     rs_seg_plan_make(n, n, &plan);
     rs_seg_ws_bytes(&plan, tsize, bytes);
     bytes[4] = (size_t)(n + 1) * 8;
-    bytes[5] = bytes[6] = (size_t)nb * 8;
+    bytes[5] = (size_t)(nb + 1) * 8; /* rs_byk_offsets: the one pass's counter and slots */
+    bytes[6] = (size_t)nb * 8;
     bytes[7] = 8;
 }
 

@@ -660,19 +660,10 @@ __device__ __forceinline__ unsigned rs_byk_heads(const void *keys, int kkind, rs
 
 __device__ __forceinline__ bool rs_byk_vec(const void *keys) { return (uintptr_t)keys % 16 == 0; }
 
-/* rs_byk_share of segmented_scan.cl: this block's contiguous share [*b0, *b1) of the nb tiles, the same in byk_count
- * and byk_scatter. */
-__device__ __forceinline__ void rs_byk_share(rs_u64 nb, rs_u64 *b0, rs_u64 *b1)
-{
-    const rs_u64 G = gridDim.x, g = blockIdx.x, q = nb / G, r = nb % G;
-    *b0 = g * q + (g < r ? g : r);
-    *b1 = *b0 + q + (g < r ? 1 : 0);
-}
-
 /* The block's exclusive scan of one value per thread and its total (the same ranks as segmented_scan.cl's
  * rs_byk_scan_*): a warp scan by shuffles, one barrier, then every thread adds the totals of the warps before its
- * own. `w` (RS_GROUP / 32 values) must not be rewritten until every thread has returned: byk_scatter, which calls it
- * once per tile, has a barrier between the calls. Every thread of the block calls it. */
+ * own. `w` (RS_GROUP / 32 values) must not be rewritten until every thread has returned (byk_single calls it once).
+ * Every thread of the block calls it. */
 template <typename U> __device__ __forceinline__ U rs_byk_scan(U x, U *w, U *total)
 {
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -693,94 +684,113 @@ template <typename U> __device__ __forceinline__ U rs_byk_scan(U x, U *w, U *tot
     return ex;
 }
 
-/* byk_count and byk_scatter: every block holds an equal share, so all G blocks must be resident at once, else the
- * last ones run as a second wave of full shares: at most 32 registers (8 x 256 threads in 64K: the 8 per SM of
- * rs_cuda_grid_for on an SM of 2048 threads), and rs_cu_byk_offsets caps G by the occupancy on smaller SMs. */
-#define RS_BYK_BOUNDS __launch_bounds__(RS_GROUP, 8)
+/* The offsets in one pass: byk_single of segmented_scan.cl, where the scheme and the slot format are described (CUDA
+ * has no three-kernel path: its atomics are 64-bit everywhere). A block per tile, taken in order from the ticket
+ * counter words[0]; tile b's slot words[1 + b]: status in the top 2 bits (AGG: the tile's head count, INC: the heads
+ * up to and including it). Counts are integers: where a prefix comes from changes no offset. */
+#define RS_BYK_AGG 1ull
+#define RS_BYK_INC 2ull
+#define RS_BYK_COUNT(w) ((w) & ((1ull << 62) - 1))
 
-__global__ void RS_BYK_BOUNDS byk_count(const void *keys, int kkind, rs_u64 n, rs_u64 *cnt)
+/* Lane l's slot of the look-back window: tile i = j - l (before tile 0: INC 0), up to `spins` reads while empty. */
+__device__ __forceinline__ rs_u64 rs_byk_poll(rs_sp_word_t *words, long long i, unsigned spins)
 {
-    __shared__ rs_u64 w[RS_GROUP / 32];
-    const bool vec = rs_byk_vec(keys);
-    rs_u64 b0, b1, c = 0, tot;
-    rs_byk_share((n + RS_SS_TILE - 1) / RS_SS_TILE, &b0, &b1);
-    for (rs_u64 b = b0; b < b1; b++)
-        c += __popc(rs_byk_heads(keys, kkind, n, b * RS_SS_TILE + threadIdx.x * RS_COARSE_ITEMS, vec));
-    rs_byk_scan<rs_u64>(c, w, &tot);
-    if (threadIdx.x == 0) cnt[blockIdx.x] = tot;
+    if (i < 0) return RS_BYK_INC << 62;
+    rs_u64 w = 0;
+    for (unsigned k = 0; k < spins && !(w >> 62); k++) w = rs_sp_load(words + 1 + i);
+    return w;
 }
 
-/* ng = the blocks byk_count and byk_scatter run with. */
-__global__ void __launch_bounds__(RS_GROUP)
-    byk_prefix(const rs_u64 *cnt, rs_u64 ng, rs_u64 *pre, rs_u64 *offsets, rs_u64 *runs, rs_u64 n)
+__device__ __forceinline__ rs_u64 rs_byk_warp_sum(rs_u64 x)
 {
-    __shared__ rs_u64 w[RS_GROUP / 32];
-    const unsigned t = threadIdx.x;
-    const rs_u64 per = (ng + RS_GROUP - 1) / RS_GROUP, lo = t * per, hi = lo + per < ng ? lo + per : ng;
-    rs_u64 sum = 0, R;
-    for (rs_u64 b = lo; b < hi; b++) sum += cnt[b];
-    rs_u64 acc = rs_byk_scan<rs_u64>(sum, w, &R);
-    for (rs_u64 b = lo; b < hi; b++) {
-        pre[b] = acc;
-        acc += cnt[b];
+    for (unsigned d = 16; d >= 1; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d);
+    return x;
+}
+
+/* Warp 0: the heads of tile b, recounted from the keys (the look-back's slow path: b's block has not published). */
+__device__ __forceinline__ rs_u64 rs_byk_recount(const void *keys, int kkind, rs_u64 n, rs_u64 b, bool vec)
+{
+    unsigned c = 0;
+    for (unsigned r = 0; r < RS_GROUP / 32; r++)
+        c += __popc(rs_byk_heads(keys, kkind, n, b * RS_SS_TILE + (r * 32 + threadIdx.x) * RS_COARSE_ITEMS, vec));
+    return rs_byk_warp_sum(c);
+}
+
+/* Warp 0: the heads before tile `tile` (> 0), all lanes alike (rs_byk_lookback of segmented_scan.cl, by ballots
+ * instead of a window in local memory). Each step reads the 32 slots before j; the AGGs up to the first INC or empty
+ * slot are added; an INC is added and ends the look-back; an empty slot is recounted and the look-back goes on below
+ * it; 32 AGGs move the window down by 32. Nothing waits unboundedly. */
+__device__ __forceinline__ rs_u64 rs_byk_lookback(const void *keys, int kkind, rs_u64 n, rs_sp_word_t *words,
+                                                   rs_u64 tile, unsigned spins, bool vec)
+{
+    const unsigned l = threadIdx.x, all = 0xffffffffu;
+    rs_u64 ex = 0;
+    long long j = (long long)tile - 1; /* the newest tile not yet counted */
+    while (j >= 0) {                   /* uniform */
+        const rs_u64 w = rs_byk_poll(words, j - (long long)l, spins);
+        const unsigned s = (unsigned)(w >> 62);
+        const unsigned inc = __ballot_sync(all, s == RS_BYK_INC), empty = __ballot_sync(all, s == 0);
+        const unsigned stop = inc | empty, q = stop ? (unsigned)__ffs((int)stop) - 1 : 32u;
+        /* lanes before q hold AGGs; lane q an INC (added) or an empty slot (recounted) */
+        ex += rs_byk_warp_sum(l < q || (l == q && s == RS_BYK_INC) ? RS_BYK_COUNT(w) : 0);
+        if (q < 32 && ((inc >> q) & 1u)) break;
+        if (q < 32) ex += rs_byk_recount(keys, kkind, n, (rs_u64)(j - (long long)q), vec);
+        j -= (long long)(q < 32 ? q + 1 : 32);
     }
-    if (t == 0) {
-        *runs = R;
-        offsets[R] = n;
-    }
+    return ex;
 }
 
 /* A tile's heads are staged in shared memory (their places in the tile, by rank) and stored with coalesced writes:
  * each thread storing its own up to 8 offsets at its rank scattered every store instruction of a warp over up to 32
- * sectors (H100, 2^28 keys of which 90 % are runs of one: 0.68 ms, against 0.37 for byk_count, which reads the same
- * keys). The offsets and their order are the same. */
-__global__ void RS_BYK_BOUNDS
-    byk_scatter(const void *keys, int kkind, rs_u64 n, const rs_u64 *pre, rs_u64 *offsets)
+ * sectors (H100, 2^28 keys of which 90 % are runs of one: 0.68 ms for the old byk_scatter, against 0.37 for its
+ * byk_count, which read the same keys). The OpenCL twin stores each offset from its work-item.
+ * Registers (nvcc 13.0, sm_90, -Xptxas -v): 48 and 8 bytes of stack, 5 blocks per SM; __launch_bounds__(256, 8) gave 32
+ * with 124 bytes of spills, (256, 6) 40 with 88. Which is faster has not been measured on a GPU yet. */
+__global__ void __launch_bounds__(RS_GROUP) byk_single(const void *keys, int kkind, rs_u64 n, rs_u64 nb,
+                                                       rs_sp_word_t *words, rs_u64 *offsets, rs_u64 *runs,
+                                                       unsigned spins)
 {
     __shared__ unsigned w[RS_GROUP / 32];
     __shared__ unsigned short stage[RS_SS_TILE];
+    __shared__ rs_u64 s_tile, s_base;
     static_assert(RS_SS_TILE <= 65536, "a place in the tile fits 16 bits");
+    if (threadIdx.x == 0) s_tile = atomicAdd(words, 1ull);
+    __syncthreads();
+    const rs_u64 tile = s_tile;
+    if (tile >= nb) return; /* uniform; never with nb blocks */
     const bool vec = rs_byk_vec(keys);
-    rs_u64 b0, b1;
-    rs_byk_share((n + RS_SS_TILE - 1) / RS_SS_TILE, &b0, &b1);
-    rs_u64 base = pre[blockIdx.x];
-    for (rs_u64 b = b0; b < b1; b++) {
-        const rs_u64 first = b * RS_SS_TILE + threadIdx.x * RS_COARSE_ITEMS;
-        const unsigned m = rs_byk_heads(keys, kkind, n, first, vec);
-        unsigned tot;
-        /* the barrier in rs_byk_scan orders the previous tile's reads of stage before these writes; the one after
-         * them orders this tile's reads of w before the next tile's writes (so one copy of w) */
-        unsigned r = rs_byk_scan<unsigned>(__popc(m), w, &tot);
-        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-            if (m & (1u << k)) stage[r++] = (unsigned short)(threadIdx.x * RS_COARSE_ITEMS + k);
-        __syncthreads();
-        for (unsigned i = threadIdx.x; i < tot; i += RS_GROUP) offsets[base + i] = b * RS_SS_TILE + stage[i];
-        base += tot;
+    const rs_u64 first = tile * RS_SS_TILE + threadIdx.x * RS_COARSE_ITEMS;
+    const unsigned m = rs_byk_heads(keys, kkind, n, first, vec);
+    unsigned tot;
+    unsigned r = rs_byk_scan<unsigned>(__popc(m), w, &tot);
+    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+        if (m & (1u << k)) stage[r++] = (unsigned short)(threadIdx.x * RS_COARSE_ITEMS + k);
+    if (threadIdx.x < 32) {
+        if (threadIdx.x == 0) rs_sp_store(words + 1 + tile, ((tile ? RS_BYK_AGG : RS_BYK_INC) << 62) | tot, false);
+        const rs_u64 ex = tile ? rs_byk_lookback(keys, kkind, n, words, tile, spins, vec) : 0;
+        if (threadIdx.x == 0) {
+            if (tile) rs_sp_store(words + 1 + tile, (RS_BYK_INC << 62) | (ex + tot), false);
+            if (tile == nb - 1) {
+                *runs = ex + tot;
+                offsets[ex + tot] = n;
+            }
+            s_base = ex;
+        }
     }
+    __syncthreads(); /* stage and s_base */
+    const rs_u64 base = s_base;
+    for (unsigned i = threadIdx.x; i < tot; i += RS_GROUP) offsets[base + i] = tile * RS_SS_TILE + stage[i];
 }
 
-/* The blocks of byk_count and byk_scatter: grid_blocks, at most what the device holds resident of both at once (one
- * wave: the shares are equal; rs_resident_grid), at least 1. */
-static unsigned rs_byk_resident(unsigned grid_blocks)
-{
-    const unsigned g = rs_resident_grid(byk_scatter, rs_resident_grid(byk_count, grid_blocks));
-    return g > 0 ? g : 1;
-}
-
-/* byk_count and byk_scatter with the same G = min(rs_byk_resident(grid_blocks), nb) blocks (cnt and pre hold
- * nb >= G values); byk_prefix over those G counts. */
+/* words: nb + 1 (the ticket counter, a slot per tile), zeroed here; a block per tile. */
 extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets,
-                                         void *cnt, void *pre, void *runs, unsigned grid_blocks, cudaStream_t stream)
+                                         void *words, void *runs, unsigned spins, cudaStream_t stream)
 {
     const rs_u64 nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
-    const unsigned res = rs_byk_resident(grid_blocks), G = nb < res ? (unsigned)nb : res;
-    byk_count<<<G, RS_GROUP, 0, stream>>>(keys, kkind, n, (rs_u64 *)cnt);
-    cudaError_t err = rs_launched();
+    cudaError_t err = cudaMemsetAsync(words, 0, (size_t)(nb + 1) * sizeof(rs_u64), stream);
     if (err != cudaSuccess) return err;
-    byk_prefix<<<1, RS_GROUP, 0, stream>>>((const rs_u64 *)cnt, G, (rs_u64 *)pre, (rs_u64 *)offsets, (rs_u64 *)runs,
-                                           n);
-    if ((err = rs_launched()) != cudaSuccess) return err;
-    byk_scatter<<<G, RS_GROUP, 0, stream>>>(keys, kkind, n, (const rs_u64 *)pre, (rs_u64 *)offsets);
+    byk_single<<<(unsigned)nb, RS_GROUP, 0, stream>>>(keys, kkind, n, nb, (rs_sp_word_t *)words, (rs_u64 *)offsets,
+                                                       (rs_u64 *)runs, spins);
     return rs_launched();
 }
 

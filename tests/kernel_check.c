@@ -295,6 +295,28 @@ static void store_offsets_raw(redscan_dtype od, unsigned char *raw, const uint64
     }
 }
 
+/* The runs' offsets by pass (scan / reduce by key below): 0, 1 the default (byk_single); 2 its look-back recounting
+ * every tile before from the keys (REDSCAN_SINGLE_PASS_SPINS=0); 3 the three-kernel path of devices without 64-bit
+ * atomics (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass, which also takes the scan's multi-pass chunk kernels). */
+static const char *byk_mode_var(int pass)
+{
+    return pass == 2 ? "REDSCAN_SINGLE_PASS_SPINS" : pass == 3 ? "REDSCAN_SEGMENTED_SCAN_PATH" : NULL;
+}
+static const char *byk_mode_name(int pass)
+{
+    return pass == 2 ? " (spins 0)" : pass == 3 ? " (multi_pass)" : "";
+}
+static char *byk_mode_set(int pass)
+{
+    const char *var = byk_mode_var(pass);
+    return var ? h_env_swap(var, pass == 2 ? "0" : "multi_pass") : NULL;
+}
+static void byk_mode_restore(int pass, char *saved)
+{
+    const char *var = byk_mode_var(pass);
+    if (var) h_env_restore(var, saved);
+}
+
 static void segmented(void)
 {
     static const size_t lens[] = {0, 1, 4095, 0, 4096, 7, 4097, 1, 0, 8200, 3};
@@ -423,11 +445,15 @@ static void segmented(void)
         free(want);
         free(x);
     }
-    /* scan by key (byk_count, byk_prefix, byk_scatter, then the scan kernels): the same segments, empty ones left
-     * out, as runs of int16 keys (equal keys recur in runs that are not adjacent), blocking (inclusive) and _async
-     * (exclusive, the kernels reading the run count on the device) */
-    for (int async = 0; async < 2; async++) {
-        if (!h_case("scan_by_key sum int32 keys=int16%s", async ? " async" : "")) continue;
+    /* scan by key (byk_single, then the scan kernels): the same segments, empty ones left out, as runs of int16
+     * keys (equal keys recur in runs that are not adjacent), blocking (inclusive) and _async (exclusive, the kernels
+     * reading the run count on the device); then the offsets' other paths (byk_mode): byk_single's recounts alone
+     * (spins 0) and the three-kernel path with the multi-pass chunk kernels (byk_count, byk_prefix, byk_scatter,
+     * seg_scan_totals .. _out) */
+    for (int pass = 0; pass < 4; pass++) {
+        const int async = pass % 2;
+        if (!h_case("scan_by_key sum int32 keys=int16%s%s", async ? " async" : "", byk_mode_name(pass))) continue;
+        char *saved = byk_mode_set(pass);
         const size_t m = (size_t)(off[S] - off[0]);
         int16_t *keys = (int16_t *)h_malloc(m * sizeof *keys);
         size_t at = 0, runs = 0;
@@ -456,15 +482,19 @@ static void segmented(void)
                 }
             CHECK_ARRAY(REDSCAN_SUM, REDSCAN_INT32, got, want, m, "runs");
         }
+        byk_mode_restore(pass, saved);
         free(keys);
         free(got);
         free(want);
         free(x);
     }
-    /* reduce by key (byk_count, byk_prefix, byk_scatter, byk_gather, then the segmented reduction's levels):
-     * the same runs of int16 keys, blocking (R segments) and _async (n padded segments, the run count into idx) */
-    for (int async = 0; async < 2; async++) {
-        if (!h_case("reduce_by_key sum int32 keys=int16%s", async ? " async" : "")) continue;
+    /* reduce by key (byk_single, byk_gather, then the segmented reduction's levels): the same runs of int16 keys,
+     * blocking (R segments) and _async (n padded segments, the run count into idx); then the offsets' other paths
+     * as for scan by key */
+    for (int pass = 0; pass < 4; pass++) {
+        const int async = pass % 2;
+        if (!h_case("reduce_by_key sum int32 keys=int16%s%s", async ? " async" : "", byk_mode_name(pass))) continue;
+        char *saved = byk_mode_set(pass);
         const size_t m = (size_t)(off[S] - off[0]);
         int16_t *keys = (int16_t *)h_malloc(m * sizeof *keys), *gk = (int16_t *)h_malloc(m * sizeof *gk);
         size_t at = 0, runs = 0, got_runs = 0;
@@ -505,6 +535,7 @@ static void segmented(void)
                     r++;
                 }
         }
+        byk_mode_restore(pass, saved);
         free(keys);
         free(gk);
         free(ga);
