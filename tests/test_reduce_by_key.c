@@ -10,13 +10,15 @@
  *
  *   key layouts   one run (all keys equal), all distinct (n runs of 1), random lengths with runs of 4095 / 4096 / 4097
  *                 and runs much longer than 4096 (two levels of partials; at level 2 a run of 2^24 + 5: three),
- *                 power-law lengths, and ~2.75M values in runs of up to 4000 (many tiles per group of the offsets'
- *                 kernels; on a GPU more groups than byk_prefix has work-items)
+ *                 power-law lengths, and ~2.75M values in runs of up to 4000 (~1340 tiles of byk_single; with
+ *                 multi_pass many tiles per group of byk_count / byk_scatter)
  *   key values    steps that wrap in the key's width (equal keys come back, never adjacent), or runs whose keys
  *                 differ only in their top bits or their sign (a comparison of fewer bits would merge them)
  *   key types     int8, uint8, int16, uint16, int32, int64, uint64
  *   values        int32, float32, float64, int8, float16, with widenings int8 -> int32, float16 -> float32 and a
  *                 float16 output; sum, prod, min, max
+ *   offsets       the runs' offsets by byk_single's slow path (REDSCAN_SINGLE_PASS_SPINS=0 / 1) and, on OpenCL, by
+ *                 the three kernels of devices without 64-bit atomics (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass)
  *   errors        every host check (status, a message naming the argument, outputs and *num_runs untouched), n = 0,
  *                 and a small hand-computed case afterwards
  * Level 0 keeps the sizes small: PoCL compiles one program per (dtype, out dtype, op), plus one for the keys. */
@@ -511,16 +513,18 @@ int main(void)
         const rbk_case c = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, KEYS[k], LAY_POWER, KEYS_HIGH, cap / 4, big, 0};
         run_case(&c);
     }
-    { /* about 2.75M values in ~1800 runs: ~1340 tiles of 2048, each group of byk_count / byk_scatter a share of
-       * many tiles with runs across tiles and shares; on a GPU (8 groups per compute unit: a thousand or more),
-       * more groups than byk_prefix's 256 work-items, so each scans a run of several counts */
+    { /* about 2.75M values in ~1800 runs: ~1340 tiles of 2048 with runs across tiles, so byk_single's look-backs
+       * go back over many tiles' counts (on a GPU, hundreds of groups in flight); with multi_pass (a device without
+       * 64-bit atomics) each group of byk_count / byk_scatter a share of many tiles, and on a GPU more groups than
+       * byk_prefix's 256 work-items */
         const rbk_case c = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_INT32, LAY_TILES, KEYS_STEP, 4000,
                             2750001, 0};
         run_case(&c);
     }
-    /* The runs' offsets by their other paths, the same runs: byk_single's look-back with one poll per slot before
-     * it recounts a tile from the keys (spins 0 and 1: most prefixes from recounts, ~300 tiles), and on OpenCL the
-     * three-kernel path of devices without 64-bit atomics (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass). */
+    /* The runs' offsets by their other paths, the same runs: byk_single's look-back with no poll of a slot (spins 0:
+     * every tile before a group's own recounted from the keys, ~300 tiles) or one (spins 1: recounts mixed with
+     * published counts), and on OpenCL the three-kernel path of devices without 64-bit atomics
+     * (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass). */
     static const struct {
         const char *var, *value;
         int opencl_only;
