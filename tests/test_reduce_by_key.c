@@ -522,8 +522,8 @@ int main(void)
         run_case(&c);
     }
     /* The runs' offsets by their other paths, the same runs: byk_single's look-back with no poll of a slot (spins 0:
-     * every tile before a group's own recounted from the keys, ~300 tiles) or one (spins 1: recounts mixed with
-     * published counts), and on OpenCL the three-kernel path of devices without 64-bit atomics
+     * every tile before a group's own recounted from the keys; ~100 tiles at level 0, ~300 above) or one (spins 1:
+     * recounts mixed with published counts), and on OpenCL the three-kernel path of devices without 64-bit atomics
      * (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass). */
     static const struct {
         const char *var, *value;
@@ -536,7 +536,7 @@ int main(void)
         char *saved = h_env_swap(modes[m].var, modes[m].value);
         printf("mode %s=%s\n", modes[m].var, modes[m].value);
         const rbk_case tiles = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_INT32, LAY_TILES, KEYS_STEP, 4000,
-                                600001, 0};
+                                L == 0 ? 200001 : 600001, 0};
         run_case(&tiles);
         const rbk_case distinct = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_UINT8, LAY_DISTINCT, KEYS_STEP,
                                    70000, big, 0}; /* 35 tiles, every position a head */
