@@ -522,7 +522,7 @@ int main(void)
         run_case(&c);
     }
     /* The runs' offsets by their other paths, the same runs: byk_single's look-back with no poll of a slot (spins 0:
-     * every tile before a group's own recounted from the keys; ~100 tiles at level 0, ~300 above) or one (spins 1:
+     * every tile before a group's own recounted from the keys; ~50 tiles at level 0, ~300 above) or one (spins 1:
      * recounts mixed with published counts), and on OpenCL the three-kernel path of devices without 64-bit atomics
      * (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass). */
     static const struct {
@@ -536,10 +536,10 @@ int main(void)
         char *saved = h_env_swap(modes[m].var, modes[m].value);
         printf("mode %s=%s\n", modes[m].var, modes[m].value);
         const rbk_case tiles = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_INT32, LAY_TILES, KEYS_STEP, 4000,
-                                L == 0 ? 200001 : 600001, 0};
+                                L == 0 ? 100001 : 600001, 0};
         run_case(&tiles);
         const rbk_case distinct = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_UINT8, LAY_DISTINCT, KEYS_STEP,
-                                   70000, big, 0}; /* 35 tiles, every position a head */
+                                   L == 0 ? 20000 : 70000, big, 0}; /* 10 / 35 tiles, every key a head */
         run_case(&distinct);
         h_env_restore(modes[m].var, saved);
     }
