@@ -19,8 +19,8 @@
  *                 float16 output; sum, prod, min, max
  *   offsets       the runs' offsets by byk_single's slow path (REDSCAN_SINGLE_PASS_SPINS=0 / 1) and, on OpenCL, by
  *                 the three kernels of devices without 64-bit atomics (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass)
- *   errors        every host check (status, a message naming the argument, outputs and *num_runs untouched), n = 0,
- *                 and a small hand-computed case afterwards
+ *   errors        every host check (status, a message naming the argument, outputs and *num_runs untouched), the
+ *                 offsets' knobs' bad values (and multi_pass on CUDA), n = 0, and a small hand-computed case afterwards
  * Level 0 keeps the sizes small: PoCL compiles one program per (dtype, out dtype, op), plus one for the keys. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -337,6 +337,24 @@ static void errors(void)
            "num_runs");
     expect(redscan_reduce_by_key_async(h_ctx, &d, K, kb, in, n, uk, agg, kb), BAD, "async num_runs is keys",
            "num_runs");
+    /* the offsets' testing knobs: a bad value is refused naming the variable; multi_pass is refused on CUDA (its
+     * offsets have one path); nothing is written either way */
+    {
+        char *saved = h_env_swap("REDSCAN_SINGLE_PASS_SPINS", "many");
+        expect(redscan_reduce_by_key(h_ctx, &d, K, kb, in, n, uk, agg, &runs), BAD, "REDSCAN_SINGLE_PASS_SPINS=many",
+               "REDSCAN_SINGLE_PASS_SPINS");
+        h_env_restore("REDSCAN_SINGLE_PASS_SPINS", saved);
+        saved = h_env_swap("REDSCAN_SEGMENTED_SCAN_PATH", "bogus");
+        expect(redscan_reduce_by_key_async(h_ctx, &d, K, kb, in, n, uk, agg, nr), BAD,
+               "async REDSCAN_SEGMENTED_SCAN_PATH=bogus", "REDSCAN_SEGMENTED_SCAN_PATH");
+        h_env_restore("REDSCAN_SEGMENTED_SCAN_PATH", saved);
+        if (strcmp(redscan_backend_name(h_ctx), "cuda") == 0) {
+            saved = h_env_swap("REDSCAN_SEGMENTED_SCAN_PATH", "multi_pass");
+            expect(redscan_reduce_by_key(h_ctx, &d, K, kb, in, n, uk, agg, &runs), REDSCAN_ERR_UNSUPPORTED,
+                   "multi_pass on CUDA", "REDSCAN_SEGMENTED_SCAN_PATH");
+            h_env_restore("REDSCAN_SEGMENTED_SCAN_PATH", saved);
+        }
+    }
     CHECK(runs == 12345, "num_runs was written by a refused call (%zu)", runs);
     check_untouched(uk, n * 2, "host checks (unique_keys)");
     check_untouched(agg, n * 4, "host checks (aggregates)");
