@@ -840,3 +840,15 @@ void h_env_restore(const char *var, char *saved)
     else unsetenv(var);
     free(saved);
 }
+
+const h_mode h_lookback_modes[H_LOOKBACK_MODES] = {{"REDSCAN_SINGLE_PASS_SPINS", "0", 0},
+                                                   {"REDSCAN_SINGLE_PASS_SPINS", "1", 0},
+                                                   {"REDSCAN_SEGMENTED_SCAN_PATH", "multi_pass", 1}};
+
+int h_mode_enter(const h_mode *m, char **saved)
+{
+    if (m->opencl_only && strcmp(redscan_backend_name(h_ctx), "opencl") != 0) return 0;
+    *saved = h_env_swap(m->var, m->value);
+    printf("mode %s=%s\n", m->var, m->value);
+    return 1;
+}

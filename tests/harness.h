@@ -173,6 +173,20 @@ int h_names_any(const char *text, const char *keywords);
 char *h_env_swap(const char *var, const char *value);
 void h_env_restore(const char *var, char *saved);
 
+/* The look-back's testing modes, for the tests that run a few cases again in each: its slow path alone
+ * (REDSCAN_SINGLE_PASS_SPINS=0: every missing value computed by the waiting group), mixed with published values (=1),
+ * and OpenCL's multi-pass paths of devices without 64-bit atomics (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass: the
+ * segmented scan's chunk kernels and the runs' three offset kernels). */
+typedef struct {
+    const char *var, *value;
+    int opencl_only;
+} h_mode;
+#define H_LOOKBACK_MODES 3
+extern const h_mode h_lookback_modes[H_LOOKBACK_MODES];
+/* Sets the mode's variable, prints "mode VAR=VALUE" and returns 1 with the previous value in *saved (for
+ * h_env_restore); returns 0 and changes nothing where the mode does not apply to h_ctx's backend. */
+int h_mode_enter(const h_mode *m, char **saved);
+
 #ifdef __cplusplus
 }
 #endif

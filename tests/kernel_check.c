@@ -295,26 +295,12 @@ static void store_offsets_raw(redscan_dtype od, unsigned char *raw, const uint64
     }
 }
 
-/* The runs' offsets by pass (scan / reduce by key below): 0, 1 the default (byk_single); 2 its look-back recounting
- * every tile before from the keys (REDSCAN_SINGLE_PASS_SPINS=0); 3 the three-kernel path of devices without 64-bit
- * atomics (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass, which also takes the scan's multi-pass chunk kernels). */
-static const char *byk_mode_var(int pass)
+/* The runs' offsets by pass (scan / reduce by key below): 0, 1 the default (byk_single), blocking and _async; 2
+ * its look-back recounting every tile before from the keys (spins 0); 3 the three-kernel path of devices without
+ * 64-bit atomics (multi_pass, which also takes the scan's multi-pass chunk kernels). */
+static const h_mode *byk_mode(int pass)
 {
-    return pass == 2 ? "REDSCAN_SINGLE_PASS_SPINS" : pass == 3 ? "REDSCAN_SEGMENTED_SCAN_PATH" : NULL;
-}
-static const char *byk_mode_name(int pass)
-{
-    return pass == 2 ? " (spins 0)" : pass == 3 ? " (multi_pass)" : "";
-}
-static char *byk_mode_set(int pass)
-{
-    const char *var = byk_mode_var(pass);
-    return var ? h_env_swap(var, pass == 2 ? "0" : "multi_pass") : NULL;
-}
-static void byk_mode_restore(int pass, char *saved)
-{
-    const char *var = byk_mode_var(pass);
-    if (var) h_env_restore(var, saved);
+    return pass == 2 ? &h_lookback_modes[0] : pass == 3 ? &h_lookback_modes[2] : NULL;
 }
 
 static void segmented(void)
@@ -452,8 +438,11 @@ static void segmented(void)
      * seg_scan_totals .. _out) */
     for (int pass = 0; pass < 4; pass++) {
         const int async = pass % 2;
-        if (!h_case("scan_by_key sum int32 keys=int16%s%s", async ? " async" : "", byk_mode_name(pass))) continue;
-        char *saved = byk_mode_set(pass);
+        const h_mode *mode = byk_mode(pass);
+        char label[64] = "", *saved = NULL;
+        if (mode) snprintf(label, sizeof label, " %s=%s", mode->var, mode->value);
+        if (!h_case("scan_by_key sum int32 keys=int16%s%s", async ? " async" : "", label)) continue;
+        if (mode && !h_mode_enter(mode, &saved)) continue;
         const size_t m = (size_t)(off[S] - off[0]);
         int16_t *keys = (int16_t *)h_malloc(m * sizeof *keys);
         size_t at = 0, runs = 0;
@@ -482,7 +471,7 @@ static void segmented(void)
                 }
             CHECK_ARRAY(REDSCAN_SUM, REDSCAN_INT32, got, want, m, "runs");
         }
-        byk_mode_restore(pass, saved);
+        if (mode) h_env_restore(mode->var, saved);
         free(keys);
         free(got);
         free(want);
@@ -493,8 +482,11 @@ static void segmented(void)
      * as for scan by key */
     for (int pass = 0; pass < 4; pass++) {
         const int async = pass % 2;
-        if (!h_case("reduce_by_key sum int32 keys=int16%s%s", async ? " async" : "", byk_mode_name(pass))) continue;
-        char *saved = byk_mode_set(pass);
+        const h_mode *mode = byk_mode(pass);
+        char label[64] = "", *saved = NULL;
+        if (mode) snprintf(label, sizeof label, " %s=%s", mode->var, mode->value);
+        if (!h_case("reduce_by_key sum int32 keys=int16%s%s", async ? " async" : "", label)) continue;
+        if (mode && !h_mode_enter(mode, &saved)) continue;
         const size_t m = (size_t)(off[S] - off[0]);
         int16_t *keys = (int16_t *)h_malloc(m * sizeof *keys), *gk = (int16_t *)h_malloc(m * sizeof *gk);
         size_t at = 0, runs = 0, got_runs = 0;
@@ -535,7 +527,7 @@ static void segmented(void)
                     r++;
                 }
         }
-        byk_mode_restore(pass, saved);
+        if (mode) h_env_restore(mode->var, saved);
         free(keys);
         free(gk);
         free(ga);

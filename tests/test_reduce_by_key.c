@@ -543,23 +543,16 @@ int main(void)
      * every tile before a group's own recounted from the keys; ~50 tiles at level 0, ~300 above) or one (spins 1:
      * recounts mixed with published counts), and on OpenCL the three-kernel path of devices without 64-bit atomics
      * (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass). */
-    static const struct {
-        const char *var, *value;
-        int opencl_only;
-    } modes[] = {{"REDSCAN_SINGLE_PASS_SPINS", "0", 0},
-                 {"REDSCAN_SINGLE_PASS_SPINS", "1", 0},
-                 {"REDSCAN_SEGMENTED_SCAN_PATH", "multi_pass", 1}};
-    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-        if (modes[m].opencl_only && strcmp(redscan_backend_name(h_ctx), "opencl") != 0) continue;
-        char *saved = h_env_swap(modes[m].var, modes[m].value);
-        printf("mode %s=%s\n", modes[m].var, modes[m].value);
+    for (size_t m = 0; m < H_LOOKBACK_MODES; m++) {
+        char *saved;
+        if (!h_mode_enter(&h_lookback_modes[m], &saved)) continue;
         const rbk_case tiles = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_INT32, LAY_TILES, KEYS_STEP, 4000,
                                 L == 0 ? 100001 : 600001, 0};
         run_case(&tiles);
         const rbk_case distinct = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_UINT8, LAY_DISTINCT, KEYS_STEP,
                                    L == 0 ? 20000 : 70000, big, 0}; /* 10 / 35 tiles, every key a head */
         run_case(&distinct);
-        h_env_restore(modes[m].var, saved);
+        h_env_restore(h_lookback_modes[m].var, saved);
     }
     if (L >= 2) { /* a run of 2^24 + 5 values: three levels of partials */
         const rbk_case c = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_INT64, LAY_ONE, KEYS_HIGH, 1,

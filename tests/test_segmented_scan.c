@@ -704,16 +704,9 @@ int main(void)
      * computed from the input by the waiting group) and mixed with published values (spins = 1), and OpenCL's
      * multi-pass path (devices without 64-bit atomics) */
     t0 = h_now();
-    static const struct {
-        const char *var, *value;
-        int opencl_only;
-    } modes[] = {{"REDSCAN_SINGLE_PASS_SPINS", "0", 0},
-                 {"REDSCAN_SINGLE_PASS_SPINS", "1", 0},
-                 {"REDSCAN_SEGMENTED_SCAN_PATH", "multi_pass", 1}};
-    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-        if (modes[m].opencl_only && strcmp(redscan_backend_name(h_ctx), "opencl") != 0) continue;
-        char *saved = h_env_swap(modes[m].var, modes[m].value);
-        printf("mode %s=%s\n", modes[m].var, modes[m].value);
+    for (size_t m = 0; m < H_LOOKBACK_MODES; m++) {
+        char *saved;
+        if (!h_mode_enter(&h_lookback_modes[m], &saved)) continue;
         const opts o1 = {0, 1, 0, 0, 0}, o2 = {1, 0, 0, 1, 0}, o3 = {0, 0, 1, 0, 0};
         /* a segment of two groups of 32 chunks (the chain), chunk edges, short ones around */
         scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_MIXED, REDSCAN_UINT64, 64, mixed_big, o1);
@@ -721,7 +714,7 @@ int main(void)
         scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_POWER, REDSCAN_INT64, cap / 4, 70000, o3);
         const opts ok = {0, 1, 0, 1, 0};
         bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_INT32, LAY_HUGE, 4, 5 * 2048 * 32 + 3, ok);
-        h_env_restore(modes[m].var, saved);
+        h_env_restore(h_lookback_modes[m].var, saved);
     }
     printf("modes: %.1f s\n", h_now() - t0);
     return h_done();
