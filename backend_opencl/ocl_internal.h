@@ -139,6 +139,9 @@ redscan_status rs_ocl_program_get(redscan_ctx *ctx, rs_ocl_family family, redsca
                                   redscan_dtype out_dtype, redscan_op op, cl_program *program);
 /* Create a kernel by name from a cached program (caller releases it). */
 redscan_status rs_ocl_kernel(redscan_ctx *ctx, cl_program program, const char *name, cl_kernel *kernel);
+/* The same for a kernel the compiler may have left out (one behind an extension macro, e.g.
+ * cl_khr_int64_base_atomics): *kernel = NULL and REDSCAN_OK when the program does not have it. Cached either way. */
+redscan_status rs_ocl_kernel_opt(redscan_ctx *ctx, cl_program program, const char *name, cl_kernel *kernel);
 /* Enqueue a 1-D launch of groups x RS_GROUP work-items. */
 redscan_status rs_ocl_launch(redscan_ctx *ctx, cl_kernel kernel, size_t groups, const char *what);
 /* Groups to launch for `tiles` tiles: at most tiles, capped to keep the grid modest. Never affects results. */

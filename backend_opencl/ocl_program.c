@@ -267,7 +267,9 @@ redscan_status rs_ocl_program_get(redscan_ctx *ctx, rs_ocl_family family, redsca
 
 /* ---------------------------------------------------------------- kernels */
 
-redscan_status rs_ocl_kernel(redscan_ctx *ctx, cl_program program, const char *name, cl_kernel *kernel)
+/* optional: a kernel the program does not have is *kernel = NULL and REDSCAN_OK, not an error. */
+static redscan_status rs_ocl_kernel_get(redscan_ctx *ctx, cl_program program, const char *name, int optional,
+                                        cl_kernel *kernel)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     rs_ocl_program_entry *owner = NULL;
@@ -285,6 +287,10 @@ redscan_status rs_ocl_kernel(redscan_ctx *ctx, cl_program program, const char *n
 
     cl_int err;
     cl_kernel kern = clCreateKernel(program, name, &err);
+    if (err == CL_INVALID_KERNEL_NAME && optional) {
+        *kernel = NULL;
+        return REDSCAN_OK;
+    }
     if (err != CL_SUCCESS)
         return rs_set_error(ctx, rs_ocl_status(err), "clCreateKernel(%s): %s (%d)", name, rs_ocl_error_name(err),
                             (int)err);
@@ -303,6 +309,16 @@ redscan_status rs_ocl_kernel(redscan_ctx *ctx, cl_program program, const char *n
     }
     *kernel = kern;
     return REDSCAN_OK;
+}
+
+redscan_status rs_ocl_kernel(redscan_ctx *ctx, cl_program program, const char *name, cl_kernel *kernel)
+{
+    return rs_ocl_kernel_get(ctx, program, name, 0, kernel);
+}
+
+redscan_status rs_ocl_kernel_opt(redscan_ctx *ctx, cl_program program, const char *name, cl_kernel *kernel)
+{
+    return rs_ocl_kernel_get(ctx, program, name, 1, kernel);
 }
 
 void rs_ocl_programs_release(rs_ocl *o)

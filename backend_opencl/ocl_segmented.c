@@ -275,12 +275,10 @@ static redscan_status rs_seg_scan_single(redscan_ctx *ctx, cl_program program, c
     *done = 0;
     redscan_status st = REDSCAN_OK;
     cl_kernel kz = NULL, km = NULL, ks = NULL;
-    cl_kernel probe = clCreateKernel(program, "seg_scan_single", NULL);
-    if (!probe) return REDSCAN_OK; /* left out by the compiler */
-    clReleaseKernel(probe);
+    st = rs_ocl_kernel_opt(ctx, program, "seg_scan_single", &ks);
+    if (st != REDSCAN_OK || !ks) return st; /* !ks: left out by the compiler */
     st = rs_ocl_kernel(ctx, program, "seg_scan_zero", &kz);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_scan_marks", &km);
-    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_scan_single", &ks);
     if (st == REDSCAN_OK) {
         const size_t sizes[] = {sizeof(cl_mem), sizeof words};
         const void *values[] = {&part[0], &words};
@@ -420,13 +418,12 @@ static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_ui
     redscan_status st = rs_seg_scan_path(ctx, &multi);
     if (st == REDSCAN_OK) st = rs_single_pass_spins(ctx, &spins);
     if (st != REDSCAN_OK) return st;
-    cl_kernel probe = multi ? NULL : clCreateKernel(program, "byk_single", NULL);
-    if (probe) { /* the one-pass kernel is there (the compiler has 64-bit atomics) */
-        clReleaseKernel(probe);
-        cl_kernel kz = NULL, k1 = NULL;
+    cl_kernel k1 = NULL;
+    if (!multi && (st = rs_ocl_kernel_opt(ctx, program, "byk_single", &k1)) != REDSCAN_OK) return st;
+    if (k1) { /* the one-pass kernel is there (the compiler has 64-bit atomics) */
+        cl_kernel kz = NULL;
         const cl_ulong words = nb + 1;
         st = rs_ocl_kernel(ctx, program, "seg_scan_zero", &kz);
-        if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "byk_single", &k1);
         if (st == REDSCAN_OK) {
             const size_t sizes[] = {sizeof(cl_mem), sizeof words};
             const void *values[] = {&cnt, &words};
@@ -442,7 +439,7 @@ static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_ui
             if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k1, (size_t)nb, "byk_single");
         }
         if (kz) clReleaseKernel(kz);
-        if (k1) clReleaseKernel(k1);
+        clReleaseKernel(k1);
         return st;
     }
     const size_t groups = rs_ocl_groups_for(o, nb); /* <= nb: the kernels' shares and byk_prefix's count */
