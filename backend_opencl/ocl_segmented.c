@@ -404,8 +404,8 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
  * device from `program` (a segmented_scan program: the kernels do not depend on its types); *runs receives the run
  * count R. Nothing past offsets[R] is written: the _async forms, which do not know R, have their kernels read it.
  * One pass where the program has byk_single (64-bit atomics) and REDSCAN_SEGMENTED_SCAN_PATH is not multi_pass:
- * seg_scan_zero clears cnt's first nb + 1 words (the ticket counter and a slot per tile), byk_single runs a group
- * per tile (REDSCAN_SINGLE_PASS_SPINS: its polls per slot). Else byk_count and byk_scatter with the same G groups
+ * seg_scan_zero clears cnt's first nt + 1 words (the ticket counter and a slot per ticket of RS_BYK_TICKET tiles),
+ * byk_single runs a group per ticket (REDSCAN_SINGLE_PASS_SPINS: its polls per slot). Else byk_count and byk_scatter with the same G groups
  * (each a contiguous share of the nb = ceil(n / 2048) tiles) and byk_prefix over their G counts in cnt, into pre.
  * cnt holds nb + 1 uint64, pre nb. */
 static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_uint kkind, cl_mem keys, cl_ulong N,
@@ -422,7 +422,7 @@ static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_ui
     if (!multi && (st = rs_ocl_kernel_opt(ctx, program, "byk_single", &k1)) != REDSCAN_OK) return st;
     if (k1) { /* the one-pass kernel is there (the compiler has 64-bit atomics) */
         cl_kernel kz = NULL;
-        const cl_ulong words = nb + 1;
+        const cl_ulong nt = rs_div_up(N, RS_BYK_TICKET * RS_SEG_SCAN_TILE), words = nt + 1;
         st = rs_ocl_kernel(ctx, program, "seg_scan_zero", &kz);
         if (st == REDSCAN_OK) {
             const size_t sizes[] = {sizeof(cl_mem), sizeof words};
@@ -431,12 +431,12 @@ static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_ui
             if (st == REDSCAN_OK)
                 st = rs_ocl_launch(ctx, kz, rs_ocl_groups_for(o, rs_div_up(words, RS_GROUP)), "seg_scan_zero");
         }
-        if (st == REDSCAN_OK) { /* a group per tile: the ticket counter hands out nb tiles */
-            const size_t sizes[] = {sizeof(cl_mem), sizeof kkind,   sizeof N,       sizeof nb,
+        if (st == REDSCAN_OK) { /* a group per ticket: the ticket counter hands out nt tickets */
+            const size_t sizes[] = {sizeof(cl_mem), sizeof kkind,   sizeof N,       sizeof nt,
                                     sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof spins};
-            const void *values[] = {&keys, &kkind, &N, &nb, &cnt, &offsets, &runs, &spins};
+            const void *values[] = {&keys, &kkind, &N, &nt, &cnt, &offsets, &runs, &spins};
             st = rs_set_args(ctx, k1, "byk_single", 8, sizes, values);
-            if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k1, (size_t)nb, "byk_single");
+            if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k1, (size_t)nt, "byk_single");
         }
         if (kz) clReleaseKernel(kz);
         clReleaseKernel(k1);

@@ -625,22 +625,27 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_scatter(gl
 
 #ifdef cl_khr_int64_base_atomics
 /* ---- the offsets in one pass (where the compiler has 64-bit atomics; the three kernels above elsewhere, or with
- * REDSCAN_SEGMENTED_SCAN_PATH=multi_pass). A work-group per tile, the tiles taken in order from a ticket counter
- * (words[0]); tile b's slot words[1 + b] holds its head count with status AGG, then the heads up to and including
- * it with status INC (status in the top 2 bits: counts are below 2^62). A group counts its tile's heads, publishes
- * the count, looks back for the heads before the tile, publishes that plus its count, and writes its heads' positions
- * there: the keys are read once (byk_count and byk_scatter read them twice). The counts are integers, so where a
- * prefix comes from (a predecessor's INC, its AGGs, or the slow path's recount) changes no offset.
- *   byk_single(keys, kkind, n, nb, words, offsets, runs, spins)   words[0 .. nb] zeroed before (seg_scan_zero);
- *                                                                  the last tile writes *runs = R, offsets[R] = n
+ * REDSCAN_SEGMENTED_SCAN_PATH=multi_pass). A work-group per ticket of RS_BYK_TICKET consecutive tiles (8192 keys),
+ * the tickets taken in order from a ticket counter (words[0]); ticket b's slot words[1 + b] holds its head count
+ * with status AGG, then the heads up to and including it with status INC (status in the top 2 bits: counts are below
+ * 2^62). A group counts its ticket's heads, publishes the count, looks back for the heads before the ticket,
+ * publishes that plus its count, and writes its heads' positions there: the keys are read once (byk_count and
+ * byk_scatter read them twice). The counts are integers, so where a prefix comes from (a predecessor's INC, its
+ * AGGs, or the slow path's recount) changes no offset. A ticket of several tiles puts more loads in flight per
+ * look-back (a group per tile was latency-bound on the H100: docs/PERFORMANCE.md); its heads are ranked by one group
+ * scan of the tiles' counts packed as 16-bit fields of a ulong (a tile has at most 2048).
+ *   byk_single(keys, kkind, n, nt, words, offsets, runs, spins)   nt = ceil(n / 8192) tickets; words[0 .. nt]
+ *                                                                  zeroed before (seg_scan_zero); the last ticket
+ *                                                                  writes *runs = R, offsets[R] = n
  * Twin: kernels_cu/segmented_scan.cu. */
+#define RS_BYK_TICKET 4u /* tiles a ticket: at most 4 (four 16-bit counts in one ulong scan) */
 #define RS_BYK_AGG 1ul
 #define RS_BYK_INC 2ul
 #define RS_BYK_WORD(status, count) (((status) << 62) | (count))
 #define RS_BYK_WIN 32u /* slots a look-back step reads */
 
-/* Work-item t < 32 of the look-back window: slot i = j - t (tiles before 0 read as INC 0), up to `spins` reads while
- * it is empty (REDSCAN_SINGLE_PASS_SPINS, as the scans; 0: none, every tile before is recounted, for the tests). */
+/* Work-item t < 32 of the look-back window: slot i = j - t (tickets before 0 read as INC 0), up to `spins` reads
+ * while it is empty (REDSCAN_SINGLE_PASS_SPINS, as the scans; 0: none, every tile before is recounted, for the tests). */
 inline ulong rs_byk_poll(global ulong *words, long i, uint spins)
 {
     if (i < 0) return RS_BYK_WORD(RS_BYK_INC, 0ul);
@@ -649,25 +654,26 @@ inline ulong rs_byk_poll(global ulong *words, long i, uint spins)
     return w;
 }
 
-/* The heads of tile b, by the whole group (the look-back's slow path: the tile's group has not published yet). */
+/* The heads of ticket b, by the whole group (the look-back's slow path: the ticket's group has not published yet). */
 inline ulong rs_byk_recount(global const void *keys, uint kkind, ulong n, ulong b, local ulong *l_s, local ulong *rows)
 {
-    ulong tot;
-    rs_byk_scan_u64(popcount(rs_byk_heads(keys, kkind, n, b * RS_SS_TILE + get_local_id(0) * RS_COARSE_ITEMS)), l_s,
-                    rows, &tot);
+    const ulong first = b * (RS_BYK_TICKET * RS_SS_TILE) + get_local_id(0) * RS_COARSE_ITEMS;
+    ulong c = 0, tot;
+    for (uint j = 0; j < RS_BYK_TICKET; j++) c += popcount(rs_byk_heads(keys, kkind, n, first + j * RS_SS_TILE));
+    rs_byk_scan_u64(c, l_s, rows, &tot);
     return tot;
 }
 
-/* The heads before tile `tile` (> 0), by the whole group (uniform control flow: every work-item reads the same window
+/* The heads before ticket `ticket` (> 0), by the whole group (uniform control flow: every work-item reads the same window
  * from local memory). Each step reads the 32 slots before j: the values of the newest AGGs up to the first INC are
  * added and the look-back ends there; an empty slot (its group still counting) is recounted from the keys and the
  * look-back goes on below it; 32 AGGs move the window down by 32. Nothing waits unboundedly. */
-inline ulong rs_byk_lookback(global const void *keys, uint kkind, ulong n, global ulong *words, ulong tile, uint spins,
+inline ulong rs_byk_lookback(global const void *keys, uint kkind, ulong n, global ulong *words, ulong ticket, uint spins,
                              local ulong *l_w, local ulong *l_s, local ulong *rows)
 {
     const uint t = (uint)get_local_id(0);
     ulong ex = 0;
-    long j = (long)tile - 1; /* the newest tile not yet counted */
+    long j = (long)ticket - 1; /* the newest ticket not yet counted */
     while (j >= 0) {
         if (t < RS_BYK_WIN) l_w[t] = rs_byk_poll(words, j - (long)t, spins);
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -691,34 +697,44 @@ inline ulong rs_byk_lookback(global const void *keys, uint kkind, ulong n, globa
 }
 
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_single(global const void *keys, uint kkind,
-                                                                              ulong n, ulong nb, global ulong *words,
+                                                                              ulong n, ulong nt, global ulong *words,
                                                                               global ulong *offsets,
                                                                               global ulong *runs, uint spins)
 {
-    local uint l_c[RS_GROUP], l_rows[RS_GROUP / RS_BYK_ROW];
+    local ulong l_c[RS_GROUP], l_rows[RS_GROUP / RS_BYK_ROW];
     local ulong l_s[RS_GROUP], l_srows[RS_GROUP / RS_BYK_ROW], l_w[RS_BYK_WIN];
-    local ulong l_tile;
+    local ulong l_ticket;
     const uint t = (uint)get_local_id(0);
-    if (t == 0) l_tile = atom_inc(words);
+    if (t == 0) l_ticket = atom_inc(words);
     barrier(CLK_LOCAL_MEM_FENCE);
-    const ulong tile = l_tile;
-    if (tile >= nb) return; /* uniform; never with nb groups */
-    const ulong first = tile * RS_SS_TILE + t * RS_COARSE_ITEMS;
-    const uint m = rs_byk_heads(keys, kkind, n, first);
-    uint tot;
-    const uint rank = rs_byk_scan_u32(popcount(m), l_c, l_rows, &tot);
-    if (t == 0) atom_xchg(words + 1 + tile, RS_BYK_WORD(tile ? RS_BYK_AGG : RS_BYK_INC, (ulong)tot));
-    const ulong ex = tile ? rs_byk_lookback(keys, kkind, n, words, tile, spins, l_w, l_s, l_srows) : 0;
+    const ulong ticket = l_ticket;
+    if (ticket >= nt) return; /* uniform; never with nt groups */
+    const ulong first = ticket * (RS_BYK_TICKET * RS_SS_TILE) + t * RS_COARSE_ITEMS;
+    uint m[RS_BYK_TICKET];
+    ulong packed = 0, tots;
+    for (uint j = 0; j < RS_BYK_TICKET; j++) {
+        m[j] = rs_byk_heads(keys, kkind, n, first + j * RS_SS_TILE);
+        packed |= (ulong)popcount(m[j]) << (16 * j);
+    }
+    const ulong ranks = rs_byk_scan_u64(packed, l_c, l_rows, &tots); /* per tile: its heads before this work-item's */
+    ulong tot = 0;
+    for (uint j = 0; j < RS_BYK_TICKET; j++) tot += (tots >> (16 * j)) & 0xffffu;
+    if (t == 0) atom_xchg(words + 1 + ticket, RS_BYK_WORD(ticket ? RS_BYK_AGG : RS_BYK_INC, tot));
+    const ulong ex = ticket ? rs_byk_lookback(keys, kkind, n, words, ticket, spins, l_w, l_s, l_srows) : 0;
     if (t == 0) {
-        if (tile) atom_xchg(words + 1 + tile, RS_BYK_WORD(RS_BYK_INC, ex + tot));
-        if (tile == nb - 1) {
+        if (ticket) atom_xchg(words + 1 + ticket, RS_BYK_WORD(RS_BYK_INC, ex + tot));
+        if (ticket == nt - 1) {
             *runs = ex + tot;
             offsets[ex + tot] = n;
         }
     }
-    ulong r = ex + rank;
-    for (uint k = 0; k < RS_COARSE_ITEMS; k++)
-        if (m & (1u << k)) offsets[r++] = first + k;
+    ulong before = ex; /* the heads before tile j of the ticket */
+    for (uint j = 0; j < RS_BYK_TICKET; j++) {
+        ulong r = before + ((ranks >> (16 * j)) & 0xffffu);
+        for (uint k = 0; k < RS_COARSE_ITEMS; k++)
+            if (m[j] & (1u << k)) offsets[r++] = first + j * RS_SS_TILE + k;
+        before += (tots >> (16 * j)) & 0xffffu;
+    }
 }
 #endif /* cl_khr_int64_base_atomics */
 

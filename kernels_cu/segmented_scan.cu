@@ -613,49 +613,64 @@ __device__ __forceinline__ rs_u64 rs_key(const void *k, int kkind, rs_u64 i)
     return static_cast<const rs_u64 *>(k)[i];
 }
 
-/* rs_byk_heads of segmented_scan.cl: the head mask of positions first .. first + 7. A work-item's 8 keys are read
- * as 8 to 64 bytes of 16-byte (8-byte for 1-byte keys) vector loads when `vec` (the keys' base is 16-byte aligned:
- * first is a multiple of 8), the key before them as one scalar (mostly an L1 hit: the previous thread's line); a
- * tile's last threads past n, or unaligned keys, take the bounded scalar path. */
+/* The head mask of positions first .. first + 7, all below n, keys of W bytes whose base is 16-byte aligned (first is
+ * a multiple of 8): 8 to 64 bytes of 16-byte (8-byte for 1-byte keys) vector loads, the key before them as one scalar
+ * (mostly an L1 hit: the previous thread's line). No branch: byk_single's loads of a ticket's tiles issue together. */
+template <int W> __device__ __forceinline__ unsigned rs_byk_heads_in(const void *keys, rs_u64 first)
+{
+    rs_u64 k[RS_COARSE_ITEMS], prev;
+    if (W == 1) {
+        const unsigned char *p = static_cast<const unsigned char *>(keys);
+        const uint2 v = *reinterpret_cast<const uint2 *>(p + first);
+        for (unsigned j = 0; j < 4; j++) {
+            k[j] = (v.x >> (8 * j)) & 0xffu;
+            k[j + 4] = (v.y >> (8 * j)) & 0xffu;
+        }
+        prev = first ? p[first - 1] : 0;
+    } else if (W == 2) {
+        const unsigned short *p = static_cast<const unsigned short *>(keys);
+        const uint4 v = *reinterpret_cast<const uint4 *>(p + first);
+        const unsigned w[4] = {v.x, v.y, v.z, v.w};
+        for (unsigned j = 0; j < 4; j++) {
+            k[2 * j] = w[j] & 0xffffu;
+            k[2 * j + 1] = w[j] >> 16;
+        }
+        prev = first ? p[first - 1] : 0;
+    } else if (W == 4) {
+        const unsigned *p = static_cast<const unsigned *>(keys);
+        const uint4 a = reinterpret_cast<const uint4 *>(p + first)[0], b = reinterpret_cast<const uint4 *>(p + first)[1];
+        k[0] = a.x, k[1] = a.y, k[2] = a.z, k[3] = a.w, k[4] = b.x, k[5] = b.y, k[6] = b.z, k[7] = b.w;
+        prev = first ? p[first - 1] : 0;
+    } else {
+        const rs_u64 *p = static_cast<const rs_u64 *>(keys);
+        for (unsigned j = 0; j < 4; j++) {
+            const ulonglong2 v = reinterpret_cast<const ulonglong2 *>(p + first)[j];
+            k[2 * j] = v.x;
+            k[2 * j + 1] = v.y;
+        }
+        prev = first ? p[first - 1] : 0;
+    }
+    unsigned m = first == 0 || k[0] != prev ? 1u : 0u;
+    for (unsigned j = 1; j < RS_COARSE_ITEMS; j++) m |= k[j] != k[j - 1] ? 1u << j : 0u;
+    return m;
+}
+
+/* rs_byk_heads of segmented_scan.cl: the head mask of positions first .. first + 7, any of them past n (not heads)
+ * or keys not 16-byte aligned (!vec: scalar loads, bounded). */
 __device__ __forceinline__ unsigned rs_byk_heads(const void *keys, int kkind, rs_u64 n, rs_u64 first, bool vec)
 {
-    unsigned m = 0;
     if (!vec || first + RS_COARSE_ITEMS > n) {
+        unsigned m = 0;
         for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
             const rs_u64 i = first + k;
             if (i < n && (i == 0 || rs_key(keys, kkind, i) != rs_key(keys, kkind, i - 1))) m |= 1u << k;
         }
         return m;
     }
-    rs_u64 k[RS_COARSE_ITEMS];
-    if (kkind == RS_INT8 || kkind == RS_UINT8) {
-        const uint2 v = *reinterpret_cast<const uint2 *>(static_cast<const unsigned char *>(keys) + first);
-        for (unsigned j = 0; j < 4; j++) {
-            k[j] = (v.x >> (8 * j)) & 0xffu;
-            k[j + 4] = (v.y >> (8 * j)) & 0xffu;
-        }
-    } else if (kkind == RS_INT16 || kkind == RS_UINT16) {
-        const uint4 v = *reinterpret_cast<const uint4 *>(static_cast<const unsigned short *>(keys) + first);
-        const unsigned w[4] = {v.x, v.y, v.z, v.w};
-        for (unsigned j = 0; j < 4; j++) {
-            k[2 * j] = w[j] & 0xffffu;
-            k[2 * j + 1] = w[j] >> 16;
-        }
-    } else if (kkind == RS_INT32 || kkind == RS_UINT32) {
-        const uint4 *p = reinterpret_cast<const uint4 *>(static_cast<const unsigned *>(keys) + first);
-        const uint4 a = p[0], b = p[1];
-        k[0] = a.x, k[1] = a.y, k[2] = a.z, k[3] = a.w, k[4] = b.x, k[5] = b.y, k[6] = b.z, k[7] = b.w;
-    } else {
-        const ulonglong2 *p = reinterpret_cast<const ulonglong2 *>(static_cast<const rs_u64 *>(keys) + first);
-        for (unsigned j = 0; j < 4; j++) {
-            const ulonglong2 v = p[j];
-            k[2 * j] = v.x;
-            k[2 * j + 1] = v.y;
-        }
-    }
-    m = first == 0 || k[0] != rs_key(keys, kkind, first - 1) ? 1u : 0u;
-    for (unsigned j = 1; j < RS_COARSE_ITEMS; j++) m |= k[j] != k[j - 1] ? 1u << j : 0u;
-    return m;
+    if (kkind == RS_INT8 || kkind == RS_UINT8) return rs_byk_heads_in<1>(keys, first);
+    if (kkind == RS_INT16 || kkind == RS_UINT16) return rs_byk_heads_in<2>(keys, first);
+    if (kkind == RS_INT32 || kkind == RS_UINT32) return rs_byk_heads_in<4>(keys, first);
+    return rs_byk_heads_in<8>(keys, first);
 }
 
 __device__ __forceinline__ bool rs_byk_vec(const void *keys) { return (uintptr_t)keys % 16 == 0; }
@@ -685,14 +700,17 @@ template <typename U> __device__ __forceinline__ U rs_byk_scan(U x, U *w, U *tot
 }
 
 /* The offsets in one pass: byk_single of segmented_scan.cl, where the scheme and the slot format are described (CUDA
- * has no three-kernel path: its atomics are 64-bit everywhere). A block per tile, taken in order from the ticket
- * counter words[0]; tile b's slot words[1 + b]: status in the top 2 bits (AGG: the tile's head count, INC: the heads
- * up to and including it). Counts are integers: where a prefix comes from changes no offset. */
+ * has no three-kernel path: its atomics are 64-bit everywhere). A block per ticket of RS_BYK_TICKET tiles, taken in
+ * order from the ticket counter words[0]; ticket b's slot words[1 + b]: status in the top 2 bits (AGG: the ticket's
+ * head count, INC: the heads up to and including it). Counts are integers: where a prefix comes from changes no
+ * offset. */
+#define RS_BYK_TICKET 4 /* tiles of 2048 keys a ticket (as segmented_scan.cl) */
+#define RS_BYK_MIN_BLOCKS 6 /* 40 registers, no spills (nvcc 13.0, sm_90) */
 #define RS_BYK_AGG 1ull
 #define RS_BYK_INC 2ull
 #define RS_BYK_COUNT(w) ((w) & ((1ull << 62) - 1))
 
-/* Lane l's slot of the look-back window: tile i = j - l (before tile 0: INC 0), up to `spins` reads while empty. */
+/* Lane l's slot of the look-back window: ticket i = j - l (before ticket 0: INC 0), up to `spins` reads while empty. */
 __device__ __forceinline__ rs_u64 rs_byk_poll(rs_sp_word_t *words, long long i, unsigned spins)
 {
     if (i < 0) return RS_BYK_INC << 62;
@@ -707,26 +725,27 @@ __device__ __forceinline__ rs_u64 rs_byk_warp_sum(rs_u64 x)
     return x;
 }
 
-/* Warp 0: the heads of tile b, recounted from the keys (the look-back's slow path: b's block has not published). */
-__device__ __forceinline__ rs_u64 rs_byk_recount(const void *keys, int kkind, rs_u64 n, rs_u64 b, bool vec)
+/* Warp 0: the heads of ticket b, recounted from the keys (the look-back's slow path: b's block has not published). */
+template <unsigned TK> __device__ __forceinline__ rs_u64 rs_byk_recount(const void *keys, int kkind, rs_u64 n, rs_u64 b, bool vec)
 {
     unsigned c = 0;
-    for (unsigned r = 0; r < RS_GROUP / 32; r++)
-        c += __popc(rs_byk_heads(keys, kkind, n, b * RS_SS_TILE + (r * 32 + threadIdx.x) * RS_COARSE_ITEMS, vec));
+    for (unsigned r = 0; r < TK * (RS_GROUP / 32); r++)
+        c += __popc(rs_byk_heads(keys, kkind, n, b * (TK * RS_SS_TILE) + (r * 32 + threadIdx.x) * RS_COARSE_ITEMS,
+                                 vec));
     return rs_byk_warp_sum(c);
 }
 
-/* Warp 0: the heads before tile `tile` (> 0), all lanes alike (rs_byk_lookback of segmented_scan.cl, by ballots
+/* Warp 0: the heads before ticket `ticket` (> 0), all lanes alike (rs_byk_lookback of segmented_scan.cl, by ballots
  * instead of a window in local memory). Each step reads the 32 slots before j; the AGGs up to the first INC or empty
  * slot are added; an INC is added and ends the look-back; an empty slot is recounted and the look-back goes on below
  * it; 32 AGGs move the window down by 32. Nothing waits unboundedly. */
-__device__ __forceinline__ rs_u64 rs_byk_lookback(const void *keys, int kkind, rs_u64 n, rs_sp_word_t *words,
-                                                   rs_u64 tile, unsigned spins, bool vec)
+template <unsigned TK> __device__ __forceinline__ rs_u64 rs_byk_lookback(const void *keys, int kkind, rs_u64 n, rs_sp_word_t *words,
+                                                   rs_u64 ticket, unsigned spins, bool vec)
 {
     const unsigned l = threadIdx.x, all = 0xffffffffu;
     rs_u64 ex = 0;
-    long long j = (long long)tile - 1; /* the newest tile not yet counted */
-    while (j >= 0) {                   /* uniform */
+    long long j = (long long)ticket - 1; /* the newest ticket not yet counted */
+    while (j >= 0) {                     /* uniform */
         const rs_u64 w = rs_byk_poll(words, j - (long long)l, spins);
         const unsigned s = (unsigned)(w >> 62);
         const unsigned inc = __ballot_sync(all, s == RS_BYK_INC), empty = __ballot_sync(all, s == 0);
@@ -734,43 +753,70 @@ __device__ __forceinline__ rs_u64 rs_byk_lookback(const void *keys, int kkind, r
         /* lanes before q hold AGGs; lane q an INC (added) or an empty slot (recounted) */
         ex += rs_byk_warp_sum(l < q || (l == q && s == RS_BYK_INC) ? RS_BYK_COUNT(w) : 0);
         if (q < 32 && ((inc >> q) & 1u)) break;
-        if (q < 32) ex += rs_byk_recount(keys, kkind, n, (rs_u64)(j - (long long)q), vec);
+        if (q < 32) ex += rs_byk_recount<TK>(keys, kkind, n, (rs_u64)(j - (long long)q), vec);
         j -= (long long)(q < 32 ? q + 1 : 32);
     }
     return ex;
 }
 
-/* A tile's heads are staged in shared memory (their places in the tile, by rank) and stored with coalesced writes:
- * each thread storing its own up to 8 offsets at its rank scattered every store instruction of a warp over up to 32
- * sectors (H100, 2^28 keys of which 90 % are runs of one: 0.68 ms for the old byk_scatter, against 0.37 for its
- * byk_count, which read the same keys). The OpenCL twin stores each offset from its work-item.
- * Registers (nvcc 13.0, sm_90, -Xptxas -v): 48 and 8 bytes of stack, 5 blocks per SM; __launch_bounds__(256, 8) gave 32
- * with 124 bytes of spills, (256, 6) 40 with 88. Which is faster has not been measured on a GPU yet. */
-__global__ void __launch_bounds__(RS_GROUP) byk_single(const void *keys, int kkind, rs_u64 n, rs_u64 nb,
+/* The head masks of a ticket's RS_BYK_TICKET tiles for this thread (positions first + j * 2048 .. + 7): where the
+ * whole ticket is below n and the keys aligned, branch-free per key width, so the tiles' loads issue together. */
+template <unsigned TK> __device__ __forceinline__ void rs_byk_ticket_heads(const void *keys, int kkind, rs_u64 n, rs_u64 first, bool vec,
+                                                    unsigned m[TK])
+{
+    const bool in = vec && first - threadIdx.x * RS_COARSE_ITEMS + TK * RS_SS_TILE <= n; /* uniform */
+#define RS_BYK_TILES_IN(W)                                                                                          \
+    for (unsigned j = 0; j < TK; j++) m[j] = rs_byk_heads_in<W>(keys, first + j * RS_SS_TILE)
+    if (!in)
+        for (unsigned j = 0; j < TK; j++) m[j] = rs_byk_heads(keys, kkind, n, first + j * RS_SS_TILE, vec);
+    else if (kkind == RS_INT8 || kkind == RS_UINT8) RS_BYK_TILES_IN(1);
+    else if (kkind == RS_INT16 || kkind == RS_UINT16) RS_BYK_TILES_IN(2);
+    else if (kkind == RS_INT32 || kkind == RS_UINT32) RS_BYK_TILES_IN(4);
+    else RS_BYK_TILES_IN(8);
+#undef RS_BYK_TILES_IN
+}
+
+/* A ticket's heads are ranked by one block scan of the tiles' head counts packed as four 16-bit fields, staged in
+ * shared memory (their places in the ticket, by rank) and stored with coalesced writes: each thread storing its own
+ * at its rank scattered every store instruction of a warp over up to 32 sectors (H100, 2^28 keys of which 90 % are
+ * runs of one: 0.68 ms for the old byk_scatter, against 0.37 for its byk_count, which read the same keys). The
+ * OpenCL twin stores each offset from its work-item.
+ * Tickets of 4 tiles at 6 blocks per SM: on the H100 at 2^28 int32 keys the offsets took about 0.40 ms of reduce by
+ * key (the keys' read at the copy's speed), against 0.81 ms for a block per tile (docs/PERFORMANCE.md, "Scan / reduce
+ * by key: tickets of four tiles"). */
+template <unsigned TK, int MINB>
+__global__ void __launch_bounds__(RS_GROUP, MINB) byk_single(const void *keys, int kkind, rs_u64 n, rs_u64 nt,
                                                        rs_sp_word_t *words, rs_u64 *offsets, rs_u64 *runs,
                                                        unsigned spins)
 {
-    __shared__ unsigned w[RS_GROUP / 32];
-    __shared__ unsigned short stage[RS_SS_TILE];
-    __shared__ rs_u64 s_tile, s_base;
-    static_assert(RS_SS_TILE <= 65536, "a place in the tile fits 16 bits");
-    if (threadIdx.x == 0) s_tile = atomicAdd(words, 1ull);
+    __shared__ rs_u64 w[RS_GROUP / 32];
+    __shared__ unsigned short stage[TK * RS_SS_TILE];
+    __shared__ rs_u64 s_ticket, s_base;
+    static_assert(TK <= 4 && TK * RS_SS_TILE <= 65536, "four 16-bit tile counts a scan; a place fits 16 bits");
+    if (threadIdx.x == 0) s_ticket = atomicAdd(words, 1ull);
     __syncthreads();
-    const rs_u64 tile = s_tile;
-    if (tile >= nb) return; /* uniform; never with nb blocks */
+    const rs_u64 ticket = s_ticket;
+    if (ticket >= nt) return; /* uniform; never with nt blocks */
     const bool vec = rs_byk_vec(keys);
-    const rs_u64 first = tile * RS_SS_TILE + threadIdx.x * RS_COARSE_ITEMS;
-    const unsigned m = rs_byk_heads(keys, kkind, n, first, vec);
-    unsigned tot;
-    unsigned r = rs_byk_scan<unsigned>(__popc(m), w, &tot);
-    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-        if (m & (1u << k)) stage[r++] = (unsigned short)(threadIdx.x * RS_COARSE_ITEMS + k);
+    const rs_u64 first = ticket * (TK * RS_SS_TILE) + threadIdx.x * RS_COARSE_ITEMS;
+    unsigned m[TK];
+    rs_byk_ticket_heads<TK>(keys, kkind, n, first, vec, m);
+    rs_u64 packed = 0, tots;
+    for (unsigned j = 0; j < TK; j++) packed |= (rs_u64)__popc(m[j]) << (16 * j);
+    const rs_u64 exs = rs_byk_scan<rs_u64>(packed, w, &tots);
+    unsigned tot = 0; /* the heads of the tiles before j, then of the ticket */
+    for (unsigned j = 0; j < TK; j++) {
+        unsigned r = tot + (unsigned)((exs >> (16 * j)) & 0xffffu);
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+            if (m[j] & (1u << k)) stage[r++] = (unsigned short)(j * RS_SS_TILE + threadIdx.x * RS_COARSE_ITEMS + k);
+        tot += (unsigned)((tots >> (16 * j)) & 0xffffu);
+    }
     if (threadIdx.x < 32) {
-        if (threadIdx.x == 0) rs_sp_store(words + 1 + tile, ((tile ? RS_BYK_AGG : RS_BYK_INC) << 62) | tot, false);
-        const rs_u64 ex = tile ? rs_byk_lookback(keys, kkind, n, words, tile, spins, vec) : 0;
+        if (threadIdx.x == 0) rs_sp_store(words + 1 + ticket, ((ticket ? RS_BYK_AGG : RS_BYK_INC) << 62) | tot, false);
+        const rs_u64 ex = ticket ? rs_byk_lookback<TK>(keys, kkind, n, words, ticket, spins, vec) : 0;
         if (threadIdx.x == 0) {
-            if (tile) rs_sp_store(words + 1 + tile, (RS_BYK_INC << 62) | (ex + tot), false);
-            if (tile == nb - 1) {
+            if (ticket) rs_sp_store(words + 1 + ticket, (RS_BYK_INC << 62) | (ex + tot), false);
+            if (ticket == nt - 1) {
                 *runs = ex + tot;
                 offsets[ex + tot] = n;
             }
@@ -778,19 +824,20 @@ __global__ void __launch_bounds__(RS_GROUP) byk_single(const void *keys, int kki
         }
     }
     __syncthreads(); /* stage and s_base */
-    const rs_u64 base = s_base;
-    for (unsigned i = threadIdx.x; i < tot; i += RS_GROUP) offsets[base + i] = tile * RS_SS_TILE + stage[i];
+    const rs_u64 base = s_base, at = ticket * (TK * RS_SS_TILE);
+    for (unsigned i = threadIdx.x; i < tot; i += RS_GROUP) offsets[base + i] = at + stage[i];
 }
 
-/* words: nb + 1 (the ticket counter, a slot per tile), zeroed here; a block per tile. */
+/* words: nt + 1 (the ticket counter, a slot per ticket of RS_BYK_TICKET tiles; the buffer holds ceil(n / 2048) + 1),
+ * zeroed here; a block per ticket. */
 extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets,
                                          void *words, void *runs, unsigned spins, cudaStream_t stream)
 {
-    const rs_u64 nb = (n + RS_SS_TILE - 1) / RS_SS_TILE;
-    cudaError_t err = cudaMemsetAsync(words, 0, (size_t)(nb + 1) * sizeof(rs_u64), stream);
+    const rs_u64 nt = (n + RS_BYK_TICKET * RS_SS_TILE - 1) / (RS_BYK_TICKET * RS_SS_TILE);
+    cudaError_t err = cudaMemsetAsync(words, 0, (size_t)(nt + 1) * sizeof(rs_u64), stream);
     if (err != cudaSuccess) return err;
-    byk_single<<<(unsigned)nb, RS_GROUP, 0, stream>>>(keys, kkind, n, nb, (rs_sp_word_t *)words, (rs_u64 *)offsets,
-                                                       (rs_u64 *)runs, spins);
+    byk_single<RS_BYK_TICKET, RS_BYK_MIN_BLOCKS><<<(unsigned)nt, RS_GROUP, 0, stream>>>(
+        keys, kkind, n, nt, (rs_sp_word_t *)words, (rs_u64 *)offsets, (rs_u64 *)runs, spins);
     return rs_launched();
 }
 

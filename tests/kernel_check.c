@@ -296,7 +296,7 @@ static void store_offsets_raw(redscan_dtype od, unsigned char *raw, const uint64
 }
 
 /* The runs' offsets by pass (scan / reduce by key below): 0, 1 the default (byk_single), blocking and _async; 2
- * its look-back recounting every tile before from the keys (spins 0); 3 the three-kernel path of devices without
+ * its look-back recounting every ticket (4 tiles of 2048) before from the keys (spins 0); 3 the three-kernel path of devices without
  * 64-bit atomics (multi_pass, which also takes the scan's multi-pass chunk kernels). */
 static const h_mode *byk_mode(int pass)
 {

@@ -10,8 +10,8 @@
  *
  *   key layouts   one run (all keys equal), all distinct (n runs of 1), random lengths with runs of 4095 / 4096 / 4097
  *                 and runs much longer than 4096 (two levels of partials; at level 2 a run of 2^24 + 5: three),
- *                 power-law lengths, and ~2.75M values in runs of up to 4000 (~1340 tiles of byk_single; with
- *                 multi_pass many tiles per group of byk_count / byk_scatter)
+ *                 power-law lengths, and ~2.75M values in runs of up to 4000 (~336 tickets of byk_single, 4 tiles of
+ *                 2048 each; with multi_pass many tiles per group of byk_count / byk_scatter)
  *   key values    steps that wrap in the key's width (equal keys come back, never adjacent), or runs whose keys
  *                 differ only in their top bits or their sign (a comparison of fewer bits would merge them)
  *   key types     int8, uint8, int16, uint16, int32, int64, uint64
@@ -531,8 +531,9 @@ int main(void)
         const rbk_case c = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, KEYS[k], LAY_POWER, KEYS_HIGH, cap / 4, big, 0};
         run_case(&c);
     }
-    { /* about 2.75M values in ~1800 runs: ~1340 tiles of 2048 with runs across tiles, so byk_single's look-backs
-       * go back over many tiles' counts (on a GPU, hundreds of groups in flight); with multi_pass (a device without
+    { /* about 2.75M values in ~1800 runs: ~1340 tiles of 2048 (~336 tickets of 4 tiles) with runs across tiles and
+       * tickets, so byk_single's look-backs go back over many tickets' counts (on a GPU, hundreds of groups in
+       * flight); with multi_pass (a device without
        * 64-bit atomics) each group of byk_count / byk_scatter a share of many tiles, and on a GPU more groups than
        * byk_prefix's 256 work-items */
         const rbk_case c = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_INT32, LAY_TILES, KEYS_STEP, 4000,
@@ -540,17 +541,18 @@ int main(void)
         run_case(&c);
     }
     /* The runs' offsets by their other paths, the same runs: byk_single's look-back with no poll of a slot (spins 0:
-     * every tile before a group's own recounted from the keys; ~50 tiles at level 0, ~300 above) or one (spins 1:
+     * every ticket before a group's own recounted from the keys; ~37 tickets at level 0, more than a look-back
+     * window of 32, ~74 above) or one (spins 1:
      * recounts mixed with published counts), and on OpenCL the three-kernel path of devices without 64-bit atomics
      * (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass). */
     for (size_t m = 0; m < H_LOOKBACK_MODES; m++) {
         char *saved;
         if (!h_mode_enter(&h_lookback_modes[m], &saved)) continue;
         const rbk_case tiles = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_INT32, LAY_TILES, KEYS_STEP, 4000,
-                                L == 0 ? 100001 : 600001, 0};
+                                L == 0 ? 300001 : 600001, 0};
         run_case(&tiles);
         const rbk_case distinct = {REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_UINT8, LAY_DISTINCT, KEYS_STEP,
-                                   L == 0 ? 20000 : 70000, big, 0}; /* 10 / 35 tiles, every key a head */
+                                   L == 0 ? 20000 : 70000, big, 0}; /* 3 / 9 tickets, every key a head */
         run_case(&distinct);
         h_env_restore(h_lookback_modes[m].var, saved);
     }

@@ -220,6 +220,7 @@ uint16_t rs_float_to_bfloat16(float f);
 #define RS_SEG_TILE 4096
 #define RS_SEG_SHORT 32 /* seg_short: a segment of up to this many elements is one work-item's */
 #define RS_SEG_SCAN_TILE 2048 /* segmented scans: the coarsened block scan's SECTION */
+#define RS_BYK_TICKET 4 /* scan / reduce by key: tiles of RS_SEG_SCAN_TILE keys a byk_single ticket (the kernels' own) */
 #define RS_SEG_ARG_PAIR_BYTES 16 /* segmented argmin / argmax: a (value, index) pair in the workspace, {X v; uint64 i} */
 #define RS_SEG_FLAG_WORDS 4 /* uint: this call's faults, sticky faults, sticky smallest faulty index, unused (CUDA: one
                              * allocation; OpenCL: word 0 in one buffer, words 1-2 in another, see ocl_segmented.c) */
