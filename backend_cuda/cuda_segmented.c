@@ -250,7 +250,8 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
     RS_CUDA_TRY(rs_seg_scan_opts(ctx, &spins));
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 5, bytes, part));
     RS_CUDA_TRY(rs_seg_launched(
-        ctx, rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], spins, c->stream), "byk_offsets"));
+        ctx, rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], NULL, spins, c->stream),
+        "byk_offsets"));
     uint64_t S = n;
     if (wait_ok) {
         cudaError_t err = cudaMemcpyAsync(&S, part[2], sizeof S, cudaMemcpyDeviceToHost, c->stream);
@@ -292,7 +293,7 @@ size_t rs_cuda_seg_reduce_reserve(redscan_dtype out_dtype, uint64_t n)
     return rbk > seg ? rbk : seg;
 }
 
-/* Reduce by key: the runs' offsets (rs_cu_byk_offsets) and the unique keys (rs_cu_byk_gather), then the segmented
+/* Reduce by key: the runs' offsets and the unique keys (rs_cu_byk_offsets, one pass), then the segmented
  * reduction over the offsets, as rs_ocl_reduce_by_key. Scratch: offsets, byk_single's counter and slots, run count
  * (the blocking form's; the _async form's goes to `runs`), then the reduction's workspace, whose size depends on n
  * only. The offsets read REDSCAN_SINGLE_PASS_SPINS and refuse REDSCAN_SEGMENTED_SCAN_PATH=multi_pass, as scan by key.
@@ -322,18 +323,16 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
     RS_CUDA_TRY(rs_seg_scan_opts(ctx, &spins));
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 7, bytes, part));
     void *count = wait_ok ? part[2] : runs;
-    RS_CUDA_TRY(rs_seg_launched(
-        ctx, rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], count, spins, c->stream), "byk_offsets"));
+    RS_CUDA_TRY(rs_seg_launched(ctx,
+                                rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], count, unique_keys, spins,
+                                                  c->stream),
+                                "byk_offsets"));
     uint64_t S = n;
     if (wait_ok) {
         cudaError_t err = cudaMemcpyAsync(&S, count, sizeof S, cudaMemcpyDeviceToHost, c->stream);
         if (err == cudaSuccess) err = cudaStreamSynchronize(c->stream);
         if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemcpyAsync (reduce by key: run count)");
     }
-    RS_CUDA_TRY(rs_seg_launched(ctx,
-                                rs_cu_byk_gather((int)key_dtype, keys, part[0], count, unique_keys,
-                                                 rs_cuda_grid_for(c, rs_div_up(S, RS_GROUP)), c->stream),
-                                "byk_gather"));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags)); /* no seg_check; the kernels read the word */
     RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, REDSCAN_UINT64, part[0], S, part + 3, flags, aggregates,
                                      wait_ok ? NULL : runs));

@@ -405,12 +405,15 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
  * count R. Nothing past offsets[R] is written: the _async forms, which do not know R, have their kernels read it.
  * One pass where the program has byk_single (64-bit atomics) and REDSCAN_SEGMENTED_SCAN_PATH is not multi_pass:
  * seg_scan_zero clears cnt's first nt + 1 words (the ticket counter and a slot per ticket of RS_BYK_TICKET tiles),
- * byk_single runs a group per ticket (REDSCAN_SINGLE_PASS_SPINS: its polls per slot). Else byk_count and byk_scatter with the same G groups
- * (each a contiguous share of the nb = ceil(n / 2048) tiles) and byk_prefix over their G counts in cnt, into pre.
- * cnt holds nb + 1 uint64, pre nb. */
+ * byk_single runs a group per ticket (REDSCAN_SINGLE_PASS_SPINS: its polls per slot) and, where ukeys is not NULL,
+ * writes the unique keys too (*keys_done = 1). Else byk_count and byk_scatter with the same G groups (each a
+ * contiguous share of the nb = ceil(n / 2048) tiles) and byk_prefix over their G counts in cnt, into pre; the caller
+ * gathers the unique keys (byk_gather). cnt holds nb + 1 uint64, pre nb. */
 static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_uint kkind, cl_mem keys, cl_ulong N,
-                                     cl_mem offsets, cl_mem cnt, cl_mem pre, cl_mem runs)
+                                     cl_mem offsets, cl_mem cnt, cl_mem pre, cl_mem runs, cl_mem ukeys,
+                                     int *keys_done)
 {
+    *keys_done = 0;
     rs_ocl *o = rs_ocl_of(ctx);
     const cl_ulong nb = rs_div_up(N, RS_SEG_SCAN_TILE);
     int multi = 0;
@@ -432,11 +435,12 @@ static redscan_status rs_byk_offsets(redscan_ctx *ctx, cl_program program, cl_ui
                 st = rs_ocl_launch(ctx, kz, rs_ocl_groups_for(o, rs_div_up(words, RS_GROUP)), "seg_scan_zero");
         }
         if (st == REDSCAN_OK) { /* a group per ticket: the ticket counter hands out nt tickets */
-            const size_t sizes[] = {sizeof(cl_mem), sizeof kkind,   sizeof N,       sizeof nt,
+            const size_t sizes[] = {sizeof(cl_mem), sizeof kkind,   sizeof N,       sizeof nt,     sizeof(cl_mem),
                                     sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof spins};
-            const void *values[] = {&keys, &kkind, &N, &nt, &cnt, &offsets, &runs, &spins};
-            st = rs_set_args(ctx, k1, "byk_single", 8, sizes, values);
+            const void *values[] = {&keys, &kkind, &N, &nt, &cnt, &offsets, &runs, &ukeys, &spins};
+            st = rs_set_args(ctx, k1, "byk_single", 9, sizes, values);
             if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, k1, (size_t)nt, "byk_single");
+            *keys_done = st == REDSCAN_OK && ukeys != NULL;
         }
         if (kz) clReleaseKernel(kz);
         clReleaseKernel(k1);
@@ -515,7 +519,9 @@ redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, reds
     rs_byk_scan_slots(N, redscan_dtype_size(rs_compute_dtype(req->out_dtype)), bytes);
     cl_mem part[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, flags = NULL, sticky = NULL;
     redscan_status st = rs_ocl_scratch_split(ctx, 7, bytes, part);
-    if (st == REDSCAN_OK) st = rs_byk_offsets(ctx, program, kkind, (cl_mem)keys, N, part[3], part[4], part[5], part[6]);
+    int keys_done; /* no unique keys asked */
+    if (st == REDSCAN_OK)
+        st = rs_byk_offsets(ctx, program, kkind, (cl_mem)keys, N, part[3], part[4], part[5], part[6], NULL, &keys_done);
     cl_ulong S = N;
     if (st == REDSCAN_OK && wait_ok)
         st = rs_byk_read_runs(ctx, part[6], &S, "clEnqueueReadBuffer (scan by key: run count)");
@@ -552,8 +558,8 @@ void rs_ocl_seg_reduce_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need
         if (bytes[i] > need[i]) need[i] = bytes[i];
 }
 
-/* Reduce by key (docs/ALGORITHMS.md, "Reduce by key"): the runs' offsets by rs_byk_offsets and the unique keys by
- * byk_gather, from the segmented_scan program of (INT32, INT32, SUM) whatever the call's types (those kernels read
+/* Reduce by key (docs/ALGORITHMS.md, "Reduce by key"): the runs' offsets and the unique keys by rs_byk_offsets (the
+ * three-kernel path's keys by byk_gather), from the segmented_scan program of (INT32, INT32, SUM) whatever the call's types (those kernels read
  * only keys and counts: one program serves every call), then the segmented reduction over the offsets (the call's
  * segmented program). Scratch slots: 0-3 the reduction's workspace (its size depends on n only), 4 the offsets, 5-6
  * the block counts and prefixes, 7 the run count of the blocking form (the _async form's goes to `runs`). Blocking:
@@ -578,13 +584,15 @@ redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, 
     cl_kernel kg = NULL;
     redscan_status st = rs_ocl_scratch_split(ctx, wait_ok ? 8 : 7, bytes, part);
     const cl_mem count = wait_ok ? part[7] : (cl_mem)runs;
+    int keys_done = 0; /* byk_single wrote the unique keys: no byk_gather */
     if (st == REDSCAN_OK)
-        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[4], part[5], part[6], count);
+        st = rs_byk_offsets(ctx, p_keys, kkind, (cl_mem)keys, N, part[4], part[5], part[6], count,
+                            (cl_mem)unique_keys, &keys_done);
     cl_ulong S = N;
     if (st == REDSCAN_OK && wait_ok)
         st = rs_byk_read_runs(ctx, count, &S, "clEnqueueReadBuffer (reduce by key: run count)");
-    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, p_keys, "byk_gather", &kg);
-    if (st == REDSCAN_OK) {
+    if (st == REDSCAN_OK && !keys_done) st = rs_ocl_kernel(ctx, p_keys, "byk_gather", &kg);
+    if (st == REDSCAN_OK && !keys_done) {
         const cl_mem kb = (cl_mem)keys, uk = (cl_mem)unique_keys;
         const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
         const void *values[] = {&kb, &kkind, &part[4], &count, &uk};

@@ -483,6 +483,15 @@ inline ulong rs_key(global const void *k, uint kkind, ulong i)
     return ((global const ulong *)k)[i];
 }
 
+/* k[i] = v in the keys' width (v: a key's bits as rs_key reads them, zero-extended) */
+inline void rs_key_put(global void *k, uint kkind, ulong i, ulong v)
+{
+    if (kkind == RS_INT8 || kkind == RS_UINT8) ((global uchar *)k)[i] = (uchar)v;
+    else if (kkind == RS_INT16 || kkind == RS_UINT16) ((global ushort *)k)[i] = (ushort)v;
+    else if (kkind == RS_INT32 || kkind == RS_UINT32) ((global uint *)k)[i] = (uint)v;
+    else ((global ulong *)k)[i] = v;
+}
+
 /* The head mask of positions first .. first + 7 (bit k: first + k is a head). A work-item's 8 keys are read as one
  * vector of their width (vload8: the scalar's alignment only), the key before them as one scalar (mostly a cache
  * hit: the previous work-item's line); only a tile's last work-items past n take the bounded scalar path. */
@@ -634,9 +643,10 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_scatter(gl
  * AGGs, or the slow path's recount) changes no offset. A ticket of several tiles puts more loads in flight per
  * look-back (a group per tile was latency-bound on the H100: docs/PERFORMANCE.md); its heads are ranked by one group
  * scan of the tiles' counts packed as 16-bit fields of a ulong (a tile has at most 2048).
- *   byk_single(keys, kkind, n, nt, words, offsets, runs, spins)   nt = ceil(n / 8192) tickets; words[0 .. nt]
- *                                                                  zeroed before (seg_scan_zero); the last ticket
- *                                                                  writes *runs = R, offsets[R] = n
+ *   byk_single(keys, kkind, n, nt, words, offsets, runs, ukeys, spins)
+ *       nt = ceil(n / 8192) tickets; words[0 .. nt] zeroed before (seg_scan_zero); the last ticket writes *runs = R,
+ *       offsets[R] = n; where ukeys is not NULL (reduce by key) ukeys[r] = keys[offsets[r]] too, so byk_gather is
+ *       left to the three-kernel path
  * Twin: kernels_cu/segmented_scan.cu. */
 #define RS_BYK_TICKET 4u /* tiles a ticket: at most 4 (four 16-bit counts in one ulong scan) */
 #define RS_BYK_AGG 1ul
@@ -699,7 +709,8 @@ inline ulong rs_byk_lookback(global const void *keys, uint kkind, ulong n, globa
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_single(global const void *keys, uint kkind,
                                                                               ulong n, ulong nt, global ulong *words,
                                                                               global ulong *offsets,
-                                                                              global ulong *runs, uint spins)
+                                                                              global ulong *runs,
+                                                                              global void *ukeys, uint spins)
 {
     local ulong l_c[RS_GROUP], l_rows[RS_GROUP / RS_BYK_ROW];
     local ulong l_s[RS_GROUP], l_srows[RS_GROUP / RS_BYK_ROW], l_w[RS_BYK_WIN];
@@ -732,7 +743,12 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_single(glo
     for (uint j = 0; j < RS_BYK_TICKET; j++) {
         ulong r = before + ((ranks >> (16 * j)) & 0xffffu);
         for (uint k = 0; k < RS_COARSE_ITEMS; k++)
-            if (m[j] & (1u << k)) offsets[r++] = first + j * RS_SS_TILE + k;
+            if (m[j] & (1u << k)) {
+                const ulong p = first + j * RS_SS_TILE + k;
+                offsets[r] = p;
+                if (ukeys) rs_key_put(ukeys, kkind, r, rs_key(keys, kkind, p)); /* a line this group just read */
+                r++;
+            }
         before += (tots >> (16 * j)) & 0xffffu;
     }
 }
@@ -745,10 +761,6 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_gather(glo
 {
     const ulong R = *runs;
     for (ulong r = get_global_id(0); r < R; r += get_global_size(0)) {
-        const ulong k = rs_key(keys, kkind, offsets[r]); /* the key's bits, zero-extended: stored back in its width */
-        if (kkind == RS_INT8 || kkind == RS_UINT8) ((global uchar *)ukeys)[r] = (uchar)k;
-        else if (kkind == RS_INT16 || kkind == RS_UINT16) ((global ushort *)ukeys)[r] = (ushort)k;
-        else if (kkind == RS_INT32 || kkind == RS_UINT32) ((global uint *)ukeys)[r] = (uint)k;
-        else ((global ulong *)ukeys)[r] = k;
+        rs_key_put(ukeys, kkind, r, rs_key(keys, kkind, offsets[r]));
     }
 }

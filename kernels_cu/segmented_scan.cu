@@ -613,6 +613,15 @@ __device__ __forceinline__ rs_u64 rs_key(const void *k, int kkind, rs_u64 i)
     return static_cast<const rs_u64 *>(k)[i];
 }
 
+/* k[i] = v, in the keys' width (v: a key's bits as rs_key reads them) */
+__device__ __forceinline__ void rs_key_put(void *k, int kkind, rs_u64 i, rs_u64 v)
+{
+    if (kkind == RS_INT8 || kkind == RS_UINT8) static_cast<unsigned char *>(k)[i] = (unsigned char)v;
+    else if (kkind == RS_INT16 || kkind == RS_UINT16) static_cast<unsigned short *>(k)[i] = (unsigned short)v;
+    else if (kkind == RS_INT32 || kkind == RS_UINT32) static_cast<unsigned *>(k)[i] = (unsigned)v;
+    else static_cast<rs_u64 *>(k)[i] = v;
+}
+
 /* The head mask of positions first .. first + 7, all below n, keys of W bytes whose base is 16-byte aligned (first is
  * a multiple of 8): 8 to 64 bytes of 16-byte (8-byte for 1-byte keys) vector loads, the key before them as one scalar
  * (mostly an L1 hit: the previous thread's line). No branch: byk_single's loads of a ticket's tiles issue together. */
@@ -787,7 +796,7 @@ template <unsigned TK> __device__ __forceinline__ void rs_byk_ticket_heads(const
 template <unsigned TK, int MINB>
 __global__ void __launch_bounds__(RS_GROUP, MINB) byk_single(const void *keys, int kkind, rs_u64 n, rs_u64 nt,
                                                        rs_sp_word_t *words, rs_u64 *offsets, rs_u64 *runs,
-                                                       unsigned spins)
+                                                       void *ukeys, unsigned spins)
 {
     __shared__ rs_u64 w[RS_GROUP / 32];
     __shared__ unsigned short stage[TK * RS_SS_TILE];
@@ -825,39 +834,24 @@ __global__ void __launch_bounds__(RS_GROUP, MINB) byk_single(const void *keys, i
     }
     __syncthreads(); /* stage and s_base */
     const rs_u64 base = s_base, at = ticket * (TK * RS_SS_TILE);
-    for (unsigned i = threadIdx.x; i < tot; i += RS_GROUP) offsets[base + i] = at + stage[i];
+    for (unsigned i = threadIdx.x; i < tot; i += RS_GROUP) {
+        const rs_u64 p = at + stage[i];
+        offsets[base + i] = p;
+        if (ukeys) rs_key_put(ukeys, kkind, base + i, rs_key(keys, kkind, p)); /* a line this block just read */
+    }
 }
 
 /* words: nt + 1 (the ticket counter, a slot per ticket of RS_BYK_TICKET tiles; the buffer holds ceil(n / 2048) + 1),
  * zeroed here; a block per ticket. */
 extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets,
-                                         void *words, void *runs, unsigned spins, cudaStream_t stream)
+                                         void *words, void *runs, void *unique_keys, unsigned spins,
+                                         cudaStream_t stream)
 {
     const rs_u64 nt = (n + RS_BYK_TICKET * RS_SS_TILE - 1) / (RS_BYK_TICKET * RS_SS_TILE);
     cudaError_t err = cudaMemsetAsync(words, 0, (size_t)(nt + 1) * sizeof(rs_u64), stream);
     if (err != cudaSuccess) return err;
     byk_single<RS_BYK_TICKET, RS_BYK_MIN_BLOCKS><<<(unsigned)nt, RS_GROUP, 0, stream>>>(
-        keys, kkind, n, nt, (rs_sp_word_t *)words, (rs_u64 *)offsets, (rs_u64 *)runs, spins);
+        keys, kkind, n, nt, (rs_sp_word_t *)words, (rs_u64 *)offsets, (rs_u64 *)runs, unique_keys, spins);
     return rs_launched();
 }
 
-__global__ void __launch_bounds__(RS_GROUP) byk_gather(const void *keys, int kkind, const rs_u64 *offsets,
-                                                       const rs_u64 *runs, void *ukeys)
-{
-    const rs_u64 R = *runs;
-    for (rs_u64 r = blockIdx.x * (rs_u64)RS_GROUP + threadIdx.x; r < R; r += (rs_u64)gridDim.x * RS_GROUP) {
-        const rs_u64 k = rs_key(keys, kkind, offsets[r]); /* the key's bits, zero-extended: stored back in its width */
-        if (kkind == RS_INT8 || kkind == RS_UINT8) static_cast<unsigned char *>(ukeys)[r] = (unsigned char)k;
-        else if (kkind == RS_INT16 || kkind == RS_UINT16) static_cast<unsigned short *>(ukeys)[r] = (unsigned short)k;
-        else if (kkind == RS_INT32 || kkind == RS_UINT32) static_cast<unsigned *>(ukeys)[r] = (unsigned)k;
-        else static_cast<rs_u64 *>(ukeys)[r] = k;
-    }
-}
-
-extern "C" cudaError_t rs_cu_byk_gather(int kkind, const void *keys, const void *offsets, const void *runs,
-                                        void *unique_keys, unsigned grid, cudaStream_t stream)
-{
-    byk_gather<<<grid, RS_GROUP, 0, stream>>>(keys, kkind, (const rs_u64 *)offsets, (const rs_u64 *)runs,
-                                              unique_keys);
-    return rs_launched();
-}
