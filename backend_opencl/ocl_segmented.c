@@ -559,9 +559,9 @@ void rs_ocl_seg_reduce_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need
 }
 
 /* Reduce by key (docs/ALGORITHMS.md, "Reduce by key"): the runs' offsets and the unique keys by rs_byk_offsets (the
- * three-kernel path's keys by byk_gather), from the segmented_scan program of (INT32, INT32, SUM) whatever the call's types (those kernels read
- * only keys and counts: one program serves every call), then the segmented reduction over the offsets (the call's
- * segmented program). Scratch slots: 0-3 the reduction's workspace (its size depends on n only), 4 the offsets, 5-6
+ * three-kernel path's keys by byk_gather), from the segmented_scan program of (INT32, INT32, SUM) whatever the call's
+ * types (those kernels read only keys and counts: one program serves every call), then the segmented reduction over
+ * the offsets (the call's segmented program). Scratch slots: 0-3 the reduction's workspace (its size depends on n only), 4 the offsets, 5-6
  * the block counts and prefixes, 7 the run count of the blocking form (the _async form's goes to `runs`). Blocking:
  * R read back, R keys and aggregates. _async: the grids sized for n segments (R is not known here), the kernels
  * reading R from `runs` and doing nothing past it (only offsets[0 .. R] are read); R keys and aggregates too. */

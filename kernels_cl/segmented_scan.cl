@@ -655,7 +655,8 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_scatter(gl
 #define RS_BYK_WIN 32u /* slots a look-back step reads */
 
 /* Work-item t < 32 of the look-back window: slot i = j - t (tickets before 0 read as INC 0), up to `spins` reads
- * while it is empty (REDSCAN_SINGLE_PASS_SPINS, as the scans; 0: none, every tile before is recounted, for the tests). */
+ * while it is empty (REDSCAN_SINGLE_PASS_SPINS, as the scans; 0: none, every ticket before is recounted, for the
+ * tests). */
 inline ulong rs_byk_poll(global ulong *words, long i, uint spins)
 {
     if (i < 0) return RS_BYK_WORD(RS_BYK_INC, 0ul);
@@ -674,12 +675,12 @@ inline ulong rs_byk_recount(global const void *keys, uint kkind, ulong n, ulong 
     return tot;
 }
 
-/* The heads before ticket `ticket` (> 0), by the whole group (uniform control flow: every work-item reads the same window
- * from local memory). Each step reads the 32 slots before j: the values of the newest AGGs up to the first INC are
+/* The heads before ticket `ticket` (> 0), by the whole group (uniform control flow: every work-item reads the same
+ * window from local memory). Each step reads the 32 slots before j: the values of the newest AGGs up to the first INC are
  * added and the look-back ends there; an empty slot (its group still counting) is recounted from the keys and the
  * look-back goes on below it; 32 AGGs move the window down by 32. Nothing waits unboundedly. */
-inline ulong rs_byk_lookback(global const void *keys, uint kkind, ulong n, global ulong *words, ulong ticket, uint spins,
-                             local ulong *l_w, local ulong *l_s, local ulong *rows)
+inline ulong rs_byk_lookback(global const void *keys, uint kkind, ulong n, global ulong *words, ulong ticket,
+                             uint spins, local ulong *l_w, local ulong *l_s, local ulong *rows)
 {
     const uint t = (uint)get_local_id(0);
     ulong ex = 0;

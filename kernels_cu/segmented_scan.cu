@@ -647,7 +647,8 @@ template <int W> __device__ __forceinline__ unsigned rs_byk_heads_in(const void 
         prev = first ? p[first - 1] : 0;
     } else if (W == 4) {
         const unsigned *p = static_cast<const unsigned *>(keys);
-        const uint4 a = reinterpret_cast<const uint4 *>(p + first)[0], b = reinterpret_cast<const uint4 *>(p + first)[1];
+        const uint4 a = reinterpret_cast<const uint4 *>(p + first)[0];
+        const uint4 b = reinterpret_cast<const uint4 *>(p + first)[1];
         k[0] = a.x, k[1] = a.y, k[2] = a.z, k[3] = a.w, k[4] = b.x, k[5] = b.y, k[6] = b.z, k[7] = b.w;
         prev = first ? p[first - 1] : 0;
     } else {
@@ -714,7 +715,7 @@ template <typename U> __device__ __forceinline__ U rs_byk_scan(U x, U *w, U *tot
  * head count, INC: the heads up to and including it). Counts are integers: where a prefix comes from changes no
  * offset. */
 #define RS_BYK_TICKET 4 /* tiles of 2048 keys a ticket (as segmented_scan.cl) */
-#define RS_BYK_MIN_BLOCKS 6 /* 40 registers, no spills (nvcc 13.0, sm_90) */
+#define RS_BYK_MIN_BLOCKS 6 /* 40 registers (nvcc 13.0, sm_90); 8 bytes spilled since the unique keys' stores */
 #define RS_BYK_AGG 1ull
 #define RS_BYK_INC 2ull
 #define RS_BYK_COUNT(w) ((w) & ((1ull << 62) - 1))
@@ -735,12 +736,12 @@ __device__ __forceinline__ rs_u64 rs_byk_warp_sum(rs_u64 x)
 }
 
 /* Warp 0: the heads of ticket b, recounted from the keys (the look-back's slow path: b's block has not published). */
-template <unsigned TK> __device__ __forceinline__ rs_u64 rs_byk_recount(const void *keys, int kkind, rs_u64 n, rs_u64 b, bool vec)
+__device__ __forceinline__ rs_u64 rs_byk_recount(const void *keys, int kkind, rs_u64 n, rs_u64 b, bool vec)
 {
     unsigned c = 0;
-    for (unsigned r = 0; r < TK * (RS_GROUP / 32); r++)
-        c += __popc(rs_byk_heads(keys, kkind, n, b * (TK * RS_SS_TILE) + (r * 32 + threadIdx.x) * RS_COARSE_ITEMS,
-                                 vec));
+    for (unsigned r = 0; r < RS_BYK_TICKET * (RS_GROUP / 32); r++)
+        c += __popc(rs_byk_heads(keys, kkind, n,
+                                 b * (RS_BYK_TICKET * RS_SS_TILE) + (r * 32 + threadIdx.x) * RS_COARSE_ITEMS, vec));
     return rs_byk_warp_sum(c);
 }
 
@@ -748,7 +749,7 @@ template <unsigned TK> __device__ __forceinline__ rs_u64 rs_byk_recount(const vo
  * instead of a window in local memory). Each step reads the 32 slots before j; the AGGs up to the first INC or empty
  * slot are added; an INC is added and ends the look-back; an empty slot is recounted and the look-back goes on below
  * it; 32 AGGs move the window down by 32. Nothing waits unboundedly. */
-template <unsigned TK> __device__ __forceinline__ rs_u64 rs_byk_lookback(const void *keys, int kkind, rs_u64 n, rs_sp_word_t *words,
+__device__ __forceinline__ rs_u64 rs_byk_lookback(const void *keys, int kkind, rs_u64 n, rs_sp_word_t *words,
                                                    rs_u64 ticket, unsigned spins, bool vec)
 {
     const unsigned l = threadIdx.x, all = 0xffffffffu;
@@ -762,7 +763,7 @@ template <unsigned TK> __device__ __forceinline__ rs_u64 rs_byk_lookback(const v
         /* lanes before q hold AGGs; lane q an INC (added) or an empty slot (recounted) */
         ex += rs_byk_warp_sum(l < q || (l == q && s == RS_BYK_INC) ? RS_BYK_COUNT(w) : 0);
         if (q < 32 && ((inc >> q) & 1u)) break;
-        if (q < 32) ex += rs_byk_recount<TK>(keys, kkind, n, (rs_u64)(j - (long long)q), vec);
+        if (q < 32) ex += rs_byk_recount(keys, kkind, n, (rs_u64)(j - (long long)q), vec);
         j -= (long long)(q < 32 ? q + 1 : 32);
     }
     return ex;
@@ -770,14 +771,14 @@ template <unsigned TK> __device__ __forceinline__ rs_u64 rs_byk_lookback(const v
 
 /* The head masks of a ticket's RS_BYK_TICKET tiles for this thread (positions first + j * 2048 .. + 7): where the
  * whole ticket is below n and the keys aligned, branch-free per key width, so the tiles' loads issue together. */
-template <unsigned TK> __device__ __forceinline__ void rs_byk_ticket_heads(const void *keys, int kkind, rs_u64 n, rs_u64 first, bool vec,
-                                                    unsigned m[TK])
+__device__ __forceinline__ void rs_byk_ticket_heads(const void *keys, int kkind, rs_u64 n, rs_u64 first, bool vec,
+                                                    unsigned m[RS_BYK_TICKET])
 {
-    const bool in = vec && first - threadIdx.x * RS_COARSE_ITEMS + TK * RS_SS_TILE <= n; /* uniform */
-#define RS_BYK_TILES_IN(W)                                                                                          \
-    for (unsigned j = 0; j < TK; j++) m[j] = rs_byk_heads_in<W>(keys, first + j * RS_SS_TILE)
+    const bool in = vec && first - threadIdx.x * RS_COARSE_ITEMS + RS_BYK_TICKET * RS_SS_TILE <= n; /* uniform */
+#define RS_BYK_TILES_IN(W)                                                                                             \
+    for (unsigned j = 0; j < RS_BYK_TICKET; j++) m[j] = rs_byk_heads_in<W>(keys, first + j * RS_SS_TILE)
     if (!in)
-        for (unsigned j = 0; j < TK; j++) m[j] = rs_byk_heads(keys, kkind, n, first + j * RS_SS_TILE, vec);
+        for (unsigned j = 0; j < RS_BYK_TICKET; j++) m[j] = rs_byk_heads(keys, kkind, n, first + j * RS_SS_TILE, vec);
     else if (kkind == RS_INT8 || kkind == RS_UINT8) RS_BYK_TILES_IN(1);
     else if (kkind == RS_INT16 || kkind == RS_UINT16) RS_BYK_TILES_IN(2);
     else if (kkind == RS_INT32 || kkind == RS_UINT32) RS_BYK_TILES_IN(4);
@@ -793,28 +794,28 @@ template <unsigned TK> __device__ __forceinline__ void rs_byk_ticket_heads(const
  * Tickets of 4 tiles at 6 blocks per SM: on the H100 at 2^28 int32 keys the offsets took about 0.40 ms of reduce by
  * key (the keys' read at the copy's speed), against 0.81 ms for a block per tile (docs/PERFORMANCE.md, "Scan / reduce
  * by key: tickets of four tiles"). */
-template <unsigned TK, int MINB>
-__global__ void __launch_bounds__(RS_GROUP, MINB) byk_single(const void *keys, int kkind, rs_u64 n, rs_u64 nt,
-                                                       rs_sp_word_t *words, rs_u64 *offsets, rs_u64 *runs,
-                                                       void *ukeys, unsigned spins)
+__global__ void __launch_bounds__(RS_GROUP, RS_BYK_MIN_BLOCKS)
+    byk_single(const void *keys, int kkind, rs_u64 n, rs_u64 nt, rs_sp_word_t *words, rs_u64 *offsets, rs_u64 *runs,
+               void *ukeys, unsigned spins)
 {
     __shared__ rs_u64 w[RS_GROUP / 32];
-    __shared__ unsigned short stage[TK * RS_SS_TILE];
+    __shared__ unsigned short stage[RS_BYK_TICKET * RS_SS_TILE];
     __shared__ rs_u64 s_ticket, s_base;
-    static_assert(TK <= 4 && TK * RS_SS_TILE <= 65536, "four 16-bit tile counts a scan; a place fits 16 bits");
+    static_assert(RS_BYK_TICKET <= 4 && RS_BYK_TICKET * RS_SS_TILE <= 65536,
+                  "four 16-bit tile counts a scan; a place in the ticket fits 16 bits");
     if (threadIdx.x == 0) s_ticket = atomicAdd(words, 1ull);
     __syncthreads();
     const rs_u64 ticket = s_ticket;
     if (ticket >= nt) return; /* uniform; never with nt blocks */
     const bool vec = rs_byk_vec(keys);
-    const rs_u64 first = ticket * (TK * RS_SS_TILE) + threadIdx.x * RS_COARSE_ITEMS;
-    unsigned m[TK];
-    rs_byk_ticket_heads<TK>(keys, kkind, n, first, vec, m);
+    const rs_u64 first = ticket * (RS_BYK_TICKET * RS_SS_TILE) + threadIdx.x * RS_COARSE_ITEMS;
+    unsigned m[RS_BYK_TICKET];
+    rs_byk_ticket_heads(keys, kkind, n, first, vec, m);
     rs_u64 packed = 0, tots;
-    for (unsigned j = 0; j < TK; j++) packed |= (rs_u64)__popc(m[j]) << (16 * j);
+    for (unsigned j = 0; j < RS_BYK_TICKET; j++) packed |= (rs_u64)__popc(m[j]) << (16 * j);
     const rs_u64 exs = rs_byk_scan<rs_u64>(packed, w, &tots);
     unsigned tot = 0; /* the heads of the tiles before j, then of the ticket */
-    for (unsigned j = 0; j < TK; j++) {
+    for (unsigned j = 0; j < RS_BYK_TICKET; j++) {
         unsigned r = tot + (unsigned)((exs >> (16 * j)) & 0xffffu);
         for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
             if (m[j] & (1u << k)) stage[r++] = (unsigned short)(j * RS_SS_TILE + threadIdx.x * RS_COARSE_ITEMS + k);
@@ -822,7 +823,7 @@ __global__ void __launch_bounds__(RS_GROUP, MINB) byk_single(const void *keys, i
     }
     if (threadIdx.x < 32) {
         if (threadIdx.x == 0) rs_sp_store(words + 1 + ticket, ((ticket ? RS_BYK_AGG : RS_BYK_INC) << 62) | tot, false);
-        const rs_u64 ex = ticket ? rs_byk_lookback<TK>(keys, kkind, n, words, ticket, spins, vec) : 0;
+        const rs_u64 ex = ticket ? rs_byk_lookback(keys, kkind, n, words, ticket, spins, vec) : 0;
         if (threadIdx.x == 0) {
             if (ticket) rs_sp_store(words + 1 + ticket, (RS_BYK_INC << 62) | (ex + tot), false);
             if (ticket == nt - 1) {
@@ -833,7 +834,7 @@ __global__ void __launch_bounds__(RS_GROUP, MINB) byk_single(const void *keys, i
         }
     }
     __syncthreads(); /* stage and s_base */
-    const rs_u64 base = s_base, at = ticket * (TK * RS_SS_TILE);
+    const rs_u64 base = s_base, at = ticket * (RS_BYK_TICKET * RS_SS_TILE);
     for (unsigned i = threadIdx.x; i < tot; i += RS_GROUP) {
         const rs_u64 p = at + stage[i];
         offsets[base + i] = p;
@@ -850,8 +851,8 @@ extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned l
     const rs_u64 nt = (n + RS_BYK_TICKET * RS_SS_TILE - 1) / (RS_BYK_TICKET * RS_SS_TILE);
     cudaError_t err = cudaMemsetAsync(words, 0, (size_t)(nt + 1) * sizeof(rs_u64), stream);
     if (err != cudaSuccess) return err;
-    byk_single<RS_BYK_TICKET, RS_BYK_MIN_BLOCKS><<<(unsigned)nt, RS_GROUP, 0, stream>>>(
-        keys, kkind, n, nt, (rs_sp_word_t *)words, (rs_u64 *)offsets, (rs_u64 *)runs, unique_keys, spins);
+    byk_single<<<(unsigned)nt, RS_GROUP, 0, stream>>>(keys, kkind, n, nt, (rs_sp_word_t *)words, (rs_u64 *)offsets,
+                                                       (rs_u64 *)runs, unique_keys, spins);
     return rs_launched();
 }
 
