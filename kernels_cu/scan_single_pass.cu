@@ -115,45 +115,128 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
     }
 }
 
-/* ---- a narrow input with the coarsened block, CUDA-only: the same bits, the data in registers ----
+/* ---- a narrow input with the coarsened block, CUDA-only: the same bits, tickets of 4 tiles ----
  * A section of int8 is 2 KiB: at 2^28 the scan above spent the same time per tile whatever the element size (int8
  * 0.69 ms, int32 0.88 ms for the same 131072 tiles on the H100), so the narrow scans ran at a fifth of the copy.
- * This kernel takes PER consecutive tiles per ticket (as scan_single_pass's PER = 2 does, one look-back for all of
- * them) and keeps them in registers instead of shared memory: thread t reads values 8t .. 8t+7 of each tile, its
- * coarsened sub-section, with one 8- or 16-byte load, scans them in place (phase 1), and phase 2 runs over the
- * PER tiles' 256 totals at once (one warp per tile where rs_coarse_phase2_in_warp says, else the Kogge-Stone
- * steps for all tiles between the same barriers). Phases 1-3 combine exactly the operands of rs_block_scan_coarse
- * in its order, the prefixes of the PER tiles are those of scan_single_pass (W(j+q+1) = W(j+q) (+) S[j+q]), and
- * the output is the same expression, so the bits are scan_single_pass's for every PER. 4-byte T only (the narrow
- * types combine in 32 bits; a widening to 64 bits keeps the kernel above). */
-#define RS_SPN_PER 4u /* tiles per ticket: 8 KiB of int8 / 16 KiB of 16-bit input; a warp per tile in phase 2 */
-#define RS_SPN_MIN_BLOCKS 4 /* per SM: at most 64 registers (8 tiles per ticket took 128, 2 blocks per SM: int8 0.30
-                             * of the copy at 2^28) */
-static_assert(RS_SPN_PER <= RS_GROUP / 32 && RS_SP_GROUP % RS_SPN_PER == 0, "a warp per tile; tickets within a group");
+ * scan_single_pass_packed takes RS_SPP_PER = 4 consecutive tiles per ticket (as scan_single_pass's PER = 2 does, one
+ * look-back for all of them). Thread t copies its 16 bytes of each tile (values 8t .. 8t+7 of 16-bit types, 16t ..
+ * 16t+15 of int8) straight into its own slots of shared memory (cp.async: no registers held while they arrive) and
+ * decodes them twice: phase 1 folds its sub-section into the total, phase 3 folds it again after the look-back (the
+ * same left fold, the same bits). Phase 2 runs over the 4 tiles' 256 totals at once (one warp per tile where
+ * rs_coarse_phase2_in_warp says, else the Kogge-Stone steps for all tiles between the same barriers). Parking the
+ * bytes in shared memory rather than in registers keeps the kernel at 40 registers, 6 blocks per SM (21.8 KB of
+ * shared memory each); the register forms (4 or 8 tiles at 64 registers, 4 blocks per SM) ran at 0.52-0.75 of the copy
+ * on the H100 at 2^28, this one at 0.63-0.84 (docs/PERFORMANCE.md, "Narrow scans, sixth round").
+ *   ITEMS = 8 (float16, bfloat16, int16, uint16): the coarsened block's tiles of 2048; phases 1-3 combine exactly
+ *     the operands of rs_block_scan_coarse in its order, the prefixes of the 4 tiles are those of scan_single_pass
+ *     (W(j+q+1) = W(j+q) (+) S[j+q]), and the output is the same expression, so the bits are scan_single_pass's.
+ *   ITEMS = 16 (int8, uint8): tiles of 4096. Another tiling changes the order of combination, which an integer op
+ *     (wrapping sum and product, min, max) does not see: every order gives the same bits. So do the integers' phase
+ *     3, which folds seed (+) before once and then combines it with each running value.
+ *   SWAR (int8 / uint8 sum, min and max into the same type): the bytes stay packed. Phase 1 folds a sub-section's
+ *     16 bytes with four __dp4a (sums) or lane by lane (rs_swar, common.cuh); phase 3 scans each word's bytes in
+ *     place (two shifted combines), adds the running byte to all four lanes and stores the words as they are, with
+ *     no conversion to T and back (docs/PERFORMANCE.md, "Narrow types, fifth round").
+ * 4-byte T only (the narrow types combine in 32 bits; a widening to 64 bits keeps the kernel above). */
+#define RS_SPP_PER 4u        /* tiles per ticket: 16 KiB of input */
+#define RS_SPP_MIN_BLOCKS 6 /* per SM: 40 registers (8 blocks, 32 registers, spilled and lost: int8 0.75, bfloat16 0.68) */
+static_assert(RS_SP_GROUP % RS_SPP_PER == 0, "tickets within a group");
 
-/* Values 8t .. 8t+7 of the tile at base (the identity past n, as rs_scan_load pads). */
-template <typename T, class Op>
-__device__ __forceinline__ void rs_spn_load(const rs_nsrc<T> in, rs_u64 base, rs_u64 n, bool full,
-                                            T (&x)[RS_COARSE_ITEMS])
+/* A narrow value N as T for the scan op Op. float16 under a sum or a product takes the hardware's cvt.f32.f16: exact
+ * for every number, infinity and subnormal (one instruction against rs_half_to_float's seven; float16 scans at 2^28
+ * on the H100: 0.52 -> 0.57 of the copy in the register kernel). Only a NaN can come out with another payload, and
+ * that changes no stored bit: a sum or product with a NaN operand is a NaN, and rs_canon stores every NaN of those two
+ * ops as the canonical one. min and max return a NaN operand itself, so they keep the payload-exact conversion (N's
+ * operator T). */
+template <typename T, class Op, typename N> __device__ __forceinline__ T rs_widen(N v)
 {
-    const rs_u64 first = base + (rs_u64)threadIdx.x * RS_COARSE_ITEMS;
-    if (full) { /* uniform; the launcher checked the alignment */
-        if (in.kind == 0) rs_narrow_read_vec<typename rs_narrow_of<T>::A>(in.p, first, x);
-        else rs_narrow_read_vec<typename rs_narrow_of<T>::B>(in.p, first, x);
+    if constexpr (std::is_same<N, rs_f16>::value && (Op::code == RS_SUM || Op::code == RS_PROD)) {
+        float f;
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v.bits));
+        return f;
     } else {
-#pragma unroll
-        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) x[k] = first + k < n ? rs_load<T>(in, first + k) : Op::identity();
+        return (T)v;
     }
 }
 
-/* out[first + k] = y[k], k < 8 (first: thread t's 8t of a tile; full: the tile lies within n) */
-template <typename T>
-__device__ __forceinline__ void rs_spn_put(const rs_ndst<T> out, rs_u64 first, rs_u64 n, bool full,
+/* value k of a thread's 16 loaded bytes (values of sizeof(N) bytes) as N, converted to T for Op (rs_widen) */
+template <typename N, typename T, class Op> __device__ __forceinline__ T rs_spp_value(const uint4 &r, unsigned k)
+{
+    const unsigned per_word = 4 / sizeof(N), i = k / per_word;
+    const unsigned w = (i == 0 ? r.x : i == 1 ? r.y : i == 2 ? r.z : r.w) >> (8 * sizeof(N) * (k % per_word));
+    N v;
+    if (sizeof(N) == 1) {
+        const unsigned char b = (unsigned char)w;
+        memcpy(&v, &b, 1);
+    } else {
+        const unsigned short b = (unsigned short)w;
+        memcpy(&v, &b, 2);
+    }
+    return rs_widen<T, Op>(v);
+}
+
+/* x[k] = value k (the identity at and past n when the tile is not full). The storage type is chosen once, outside
+ * the loop (kind is uniform), so that a 16-bit float input does not convert each value both ways and select. */
+template <typename T, class Op, unsigned BYTES, unsigned ITEMS>
+__device__ __forceinline__ void rs_spp_decode(const uint4 &r, int kind, bool full, rs_u64 first, rs_u64 n,
+                                              T (&x)[ITEMS])
+{
+    const auto decode = [&](auto tag) {
+        typedef typename decltype(tag)::type N;
+#pragma unroll
+        for (unsigned k = 0; k < ITEMS; k++) {
+            const T v = rs_spp_value<N, T, Op>(r, k);
+            x[k] = full || first + k < n ? v : Op::identity();
+        }
+    };
+    typedef typename rs_narrow_of<T>::A A;
+    typedef typename rs_narrow_of<T>::B B;
+    if constexpr (sizeof(A) == BYTES && sizeof(B) == BYTES) {
+        if (kind == 0) decode(rs_tag<A>());
+        else decode(rs_tag<B>());
+    } else if constexpr (sizeof(A) == BYTES) {
+        decode(rs_tag<A>());
+    } else {
+        decode(rs_tag<B>());
+    }
+}
+
+/* Two values of a float scan's output, y0 and y1 before rs_out, rounded to the 16-bit float type of kind and packed
+ * (y0 in the low half): one cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32 for the pair, the rounding of rs_float_to_half /
+ * rs_float_to_bfloat16 (IEEE nearest even, overflow to infinity, subnormals kept). A NaN takes rs_out and those
+ * functions' payload rules instead, off the common path (the hardware would store its own NaN). Against rs_out
+ * and the conversions value by value, float16 sums at 2^28 on the H100 went from 0.66 to 0.73 of the copy. */
+template <class Op> __device__ __forceinline__ unsigned rs_pack2_of(int kind, float y0, float y1)
+{
+    unsigned h;
+    if (kind == 0) asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(y1), "f"(y0));
+    else asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(y1), "f"(y0));
+    if (y0 != y0 || y1 != y1) {
+        const auto one = [&](float y) -> unsigned {
+            y = rs_out<Op>(y);
+            return kind == 0 ? rs_float_to_half(y) : rs_float_to_bfloat16(y);
+        };
+        h = one(y0) | one(y1) << 16;
+    }
+    return h;
+}
+
+/* out[first + k] = y[k], k < 8 (first: thread t's 8t of a tile; full: the tile lies within n). y: rs_out's values;
+ * a full 16-bit float output takes the values before rs_out (rs_pack2_of applies it). */
+template <typename T, class Op>
+__device__ __forceinline__ void rs_spp_put(const rs_ndst<T> out, rs_u64 first, rs_u64 n, bool full,
                                            const T (&y)[RS_COARSE_ITEMS])
 {
     if (full && out.kind >= 0) {
-        if (rs_narrow_of<T>::size(out.kind) == 1) rs_narrow_write_vec<unsigned char>(out.p, out.kind, first, y);
-        else rs_narrow_write_vec<unsigned short>(out.p, out.kind, first, y);
+        if constexpr (rs_type_info<T>::is_float) { /* four packed pairs, one 16-byte store */
+            *reinterpret_cast<uint4 *>(static_cast<unsigned short *>(out.p) + first) =
+                make_uint4(rs_pack2_of<Op>(out.kind, y[0], y[1]), rs_pack2_of<Op>(out.kind, y[2], y[3]),
+                           rs_pack2_of<Op>(out.kind, y[4], y[5]), rs_pack2_of<Op>(out.kind, y[6], y[7]));
+        } else if (rs_narrow_of<T>::size(out.kind) == 1) {
+            rs_narrow_write_vec<unsigned char>(out.p, out.kind, first, y);
+        } else {
+            rs_narrow_write_vec<unsigned short>(out.p, out.kind, first, y);
+        }
     } else if (full) { /* a wide output (a widening scan): 32 bytes */
         rs_shared_write<RS_COARSE_ITEMS>(static_cast<T *>(out.p) + first, y); /* 16-byte vector stores */
     } else {
@@ -165,213 +248,50 @@ __device__ __forceinline__ void rs_spn_put(const rs_ndst<T> out, rs_u64 first, r
 
 /* out[8t + k] of a tile from its scanned sub-section x (exclusive: before = the previous sub-section's total). */
 template <typename T, class Op>
-__device__ __forceinline__ void rs_spn_store(const rs_ndst<T> out, rs_u64 base, rs_u64 n, bool full,
+__device__ __forceinline__ void rs_spp_store(const rs_ndst<T> out, rs_u64 base, rs_u64 n, bool full,
                                              const T (&x)[RS_COARSE_ITEMS], T before, int exclusive, T seed)
 {
     T y[RS_COARSE_ITEMS];
+    /* rs_pack2_of applies rs_out itself, to NaNs only (the one value it changes) */
+    const bool packed = rs_type_info<T>::is_float && full && out.kind >= 0;
 #pragma unroll
-    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-        y[k] = rs_out<Op>(Op::combine(seed, exclusive ? (k == 0 ? before : x[k - 1]) : x[k]));
-    rs_spn_put<T>(out, base + (rs_u64)threadIdx.x * RS_COARSE_ITEMS, n, full, y);
-}
-
-template <typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
-    scan_single_pass_narrow(const rs_nsrc<T> in, const rs_ndst<T> out, rs_sp_word_t *flags, rs_u64 n, int exclusive,
-                            T init, unsigned spins, int inplace)
-{
-    const unsigned PER = RS_SPN_PER, SECTION = RS_SECTION_COARSE;
-    __shared__ __align__(16) T aux[RS_SPN_PER][RS_GROUP];
-    __shared__ __align__(16) T r[RS_GROUP];
-    __shared__ unsigned wst[RS_SP_GROUP];
-    __shared__ T wv[RS_SP_GROUP];
-    __shared__ rs_u64 tile_l, cmd_l;
-    __shared__ int ok_l;
-    __shared__ T p_l[RS_SPN_PER];
-    const unsigned t = threadIdx.x;
-    const rs_u64 tiles = (n + (SECTION - 1)) / SECTION;
-    rs_sp_word_t *slots = flags + RS_SP_SLOT_BASE;
-    const rs_sp_frame fr = {0, tiles, 1, 0};
-    for (;;) {
-        if (t == 0) tile_l = atomicAdd(flags, 1ull);
-        __syncthreads();
-        const rs_u64 j = tile_l * PER;
-        if (j >= tiles) break;
-        const unsigned cnt = (unsigned)min((rs_u64)PER, tiles - j); /* tiles in this ticket, uniform */
-        const rs_u64 g = j / RS_SP_GROUP;
-        const unsigned p = (unsigned)(j % RS_SP_GROUP);
-        T x[RS_SPN_PER][RS_COARSE_ITEMS];
-#pragma unroll
-        for (unsigned q = 0; q < PER; q++)
-            if (q < cnt) rs_spn_load<T, Op>(in, (j + q) * SECTION, n, (j + q + 1) * SECTION <= n, x[q]);
-        /* phase 1: each sub-section scanned left to right */
-#pragma unroll
-        for (unsigned q = 0; q < PER; q++) {
-            if (q < cnt) {
-                T acc = x[q][0];
-#pragma unroll
-                for (unsigned k = 1; k < RS_COARSE_ITEMS; k++) {
-                    acc = Op::combine(acc, x[q][k]);
-                    x[q][k] = acc;
-                }
-                aux[q][t] = acc;
-            }
-        }
-        /* phase 2 over every tile's totals */
-        if (rs_coarse_phase2_in_warp<T, Op>::value) {
-            __syncthreads();
-            if (t / 32 < cnt) rs_kogge_stone_256_warp<Op>(aux[t / 32]);
-        } else {
-            for (unsigned d = 1; d < RS_GROUP; d <<= 1) {
-                __syncthreads();
-                T temp[RS_SPN_PER];
-#pragma unroll
-                for (unsigned q = 0; q < PER; q++)
-                    if (q < cnt && t >= d) temp[q] = Op::combine(aux[q][t - d], aux[q][t]);
-                __syncthreads();
-#pragma unroll
-                for (unsigned q = 0; q < PER; q++)
-                    if (q < cnt && t >= d) aux[q][t] = temp[q];
-            }
-        }
-        __syncthreads();
-        /* phase 3, and each tile's aggregate S[j + q] = its scan's last value */
-        T own[RS_SPN_PER], before[RS_SPN_PER];
-#pragma unroll
-        for (unsigned q = 0; q < PER; q++) {
-            if (q < cnt) {
-                before[q] = t ? aux[q][t - 1] : Op::identity();
-                if (t > 0) {
-#pragma unroll
-                    for (unsigned k = 0; k < RS_COARSE_ITEMS - 1; ++k) x[q][k] = Op::combine(before[q], x[q][k]);
-                }
-                x[q][RS_COARSE_ITEMS - 1] = aux[q][t];
-                own[q] = aux[q][RS_GROUP - 1];
-            } else {
-                before[q] = own[q] = Op::identity();
-            }
-        }
-        const bool closes = cnt == PER && p + PER == RS_SP_GROUP;
-        T w = Op::identity(), a = init; /* thread 0's */
-        if (t < 32) {
-            if (t == 0) {
-#pragma unroll
-                for (unsigned q = 0; q < PER; q++)
-                    if (q < cnt) rs_sp_put<T>(slots, j + q, RS_SP_AGG, own[q]);
-            }
-            const auto total = [&](T wj) { /* closes: p = 32 - PER > 0, so W(j) is not empty */
-                T v = wj;
-#pragma unroll
-                for (unsigned q = 0; q < PER; q++) v = Op::combine(v, own[q]);
-                return v;
-            };
-            const bool ok = rs_sp_warp_lookback<T, Op, 1>(slots, fr, g, p, closes, total, spins, init, wst, wv, &w, &a);
-            if (t == 0) ok_l = ok;
-        }
-        __syncthreads();
-        if (!ok_l)
-            rs_sp_slow_path<rs_nsrc<T>, T, Op>(in, n, SECTION, slots, fr, g, p, own[0], wst, wv, spins, inplace, init,
-                                               r, &cmd_l, &w, &a);
-        if (t == 0) { /* W(j + q + 1) = W(j + q) (+) S[j + q], W(j) empty when p = 0 */
-            T wq = w;
-#pragma unroll
-            for (unsigned q = 0; q < PER; q++) {
-                if (q < cnt) p_l[q] = p + q ? Op::combine(a, wq) : a;
-                wq = p + q ? Op::combine(wq, own[q]) : own[q];
-            }
-            if (closes) rs_sp_put<T>(slots, fr.gslot(g), RS_SP_INC, Op::combine(a, wq));
-        }
-        __syncthreads();
-        if (inplace) __threadfence(); /* every S[j + q] is published before any of its input is overwritten */
-#pragma unroll
-        for (unsigned q = 0; q < PER; q++)
-            if (q < cnt)
-                rs_spn_store<T, Op>(out, (j + q) * SECTION, n, (j + q + 1) * SECTION <= n, x[q], before[q], exclusive,
-                                    p_l[q]);
-        __syncthreads();
+    for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+        const T v = Op::combine(seed, exclusive ? (k == 0 ? before : x[k - 1]) : x[k]);
+        y[k] = packed ? v : rs_out<Op>(v);
     }
+    rs_spp_put<T, Op>(out, base + (rs_u64)threadIdx.x * RS_COARSE_ITEMS, n, full, y);
 }
 
-/* ---- a narrow input other than float16, CUDA-only: the same bits, the values packed as loaded ----
- * scan_single_pass_narrow's 4 tiles of widened values take 32 of its 64 registers, and more tiles per ticket spilled
- * (8 tiles: 128 registers, 2 blocks per SM). This kernel keeps the loaded bytes instead (8 or 16 per thread and
- * tile), so a ticket holds RS_SPP_PER = 8 tiles at 4 blocks per SM and one look-back serves 2-4 times the bytes.
- * Each value is converted twice: phase 1 folds a sub-section into its total, phase 3 folds it again after the
- * barrier (the same left fold, the same bits). That is a shift or a byte permute for the integers and bfloat16;
- * float16's exact conversion (rs_half_to_float) is several instructions, and done twice it was slower than keeping
- * the values widened (H100, 2^28: 0.41-0.44 of the copy against 0.52), so float16 stays with
- * scan_single_pass_narrow. Figures: docs/PERFORMANCE.md, "Narrow scans, fourth round".
- *   ITEMS = 8 (bfloat16, int16, uint16): the coarsened block's tiles of 2048; phases 1-3 and the look-back are
- *     scan_single_pass_narrow's, so the bits are.
- *   ITEMS = 16 (int8, uint8): tiles of 4096, 32 KiB per ticket as for the 16-bit types (8 values per thread gave
- *     16 KiB tickets: 0.54 of the copy against 0.57). Another tiling changes the order of combination, which an
- *     integer op (wrapping sum and product, min, max) does not see: every order gives the same bits. So do the
- *     integers' phase 3, which folds seed (+) before once and then combines it with each running value.
- *   SWAR (int8 / uint8 sum, min and max into the same type): the bytes stay packed. Phase 1 folds a sub-section's
- *     16 bytes with four __dp4a (sums) or lane by lane (rs_swar, common.cuh); phase 3 scans each word's bytes in
- *     place (two shifted combines), adds the running byte to all four lanes and stores the words as they are, with
- *     no conversion to T and back. The same values (integer ops), 0.57 -> 0.75 of the copy for int8 sums on the H100
- *     at 2^28 (docs/PERFORMANCE.md, "Narrow types, fifth round"). Widening outputs and products keep the T path. */
-#define RS_SPP_PER 8u
-static_assert(RS_SP_GROUP % RS_SPP_PER == 0, "tickets within a group");
-/* A thread's ITEMS values of BYTES bytes as loaded: 8 or 16 bytes. */
-template <unsigned SIZE> struct rs_spp_raw;
-template <> struct rs_spp_raw<8> {
-    typedef uint2 type;
-};
-template <> struct rs_spp_raw<16> {
-    typedef uint4 type;
-};
-
-__device__ __forceinline__ unsigned rs_spp_word(const uint2 &r, unsigned i) { return i == 0 ? r.x : r.y; }
-__device__ __forceinline__ unsigned rs_spp_word(const uint4 &r, unsigned i)
+/* 16 bytes from global to shared memory without passing through registers (cp.async, sm_80 and later) */
+__device__ __forceinline__ void rs_copy16_async(void *dst_shared, const void *src)
 {
-    return i == 0 ? r.x : i == 1 ? r.y : i == 2 ? r.z : r.w;
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst_shared)),
+                 "l"(src));
+#else
+    *static_cast<uint4 *>(dst_shared) = *static_cast<const uint4 *>(src);
+#endif
 }
-
-/* value k of a raw sub-section (values of sizeof(N) bytes) as N, converted to T */
-template <typename N, typename T, typename R> __device__ __forceinline__ T rs_spp_value(const R &r, unsigned k)
+/* every cp.async of this thread has landed */
+__device__ __forceinline__ void rs_copy_async_wait()
 {
-    const unsigned per_word = 4 / sizeof(N);
-    const unsigned w = rs_spp_word(r, k / per_word) >> (8 * sizeof(N) * (k % per_word));
-    N v;
-    if (sizeof(N) == 1) {
-        const unsigned char b = (unsigned char)w;
-        memcpy(&v, &b, 1);
-    } else {
-        const unsigned short b = (unsigned short)w;
-        memcpy(&v, &b, 2);
-    }
-    return (T)v;
-}
-
-/* x[k] = value k (the identity at and past n when the tile is not full) */
-template <typename T, class Op, unsigned BYTES, unsigned ITEMS>
-__device__ __forceinline__ void rs_spp_decode(const typename rs_spp_raw<BYTES * ITEMS>::type &r, int kind, bool full,
-                                              rs_u64 first, rs_u64 n, T (&x)[ITEMS])
-{
-    typedef typename rs_narrow_of<T>::A A;
-    typedef typename rs_narrow_of<T>::B B;
-#pragma unroll
-    for (unsigned k = 0; k < ITEMS; k++) {
-        T v;
-        if constexpr (BYTES == 1) v = rs_spp_value<A, T>(r, k);
-        else if constexpr (sizeof(A) == 2) v = kind == 0 ? rs_spp_value<A, T>(r, k) : rs_spp_value<B, T>(r, k);
-        else v = rs_spp_value<B, T>(r, k);
-        x[k] = full || first + k < n ? v : Op::identity();
-    }
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
 }
 
 template <typename T, class Op, unsigned BYTES, unsigned ITEMS, bool SWAR = false>
-__global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
+__global__ void __launch_bounds__(RS_GROUP, RS_SPP_MIN_BLOCKS)
     scan_single_pass_packed(const rs_nsrc<T> in, const rs_ndst<T> out, rs_sp_word_t *flags, rs_u64 n, int exclusive,
                             T init, unsigned spins, int inplace)
 {
+    static_assert(BYTES * ITEMS == 16, "16 bytes per thread and tile");
     static_assert(ITEMS == RS_COARSE_ITEMS || !rs_type_info<T>::is_float, "another tile size: integers only");
     static_assert(!SWAR || (BYTES == 1 && ITEMS == 16 && Op::code != RS_PROD), "SWAR: int8 / uint8 sum, min, max");
     typedef rs_swar<T, Op> S;
-    typedef typename rs_spp_raw<BYTES * ITEMS>::type R;
     const unsigned PER = RS_SPP_PER, SECTION = ITEMS * RS_GROUP;
+    /* each thread's loaded bytes, between phase 1 and phase 3 (its own slots only, so no barrier orders them) */
+    __shared__ __align__(16) uint4 raw_s[RS_SPP_PER][RS_GROUP];
     __shared__ __align__(16) T aux[RS_SPP_PER][RS_GROUP];
     __shared__ __align__(16) T r[RS_GROUP];
     __shared__ unsigned wst[RS_SP_GROUP];
@@ -391,28 +311,28 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
         const unsigned cnt = (unsigned)min((rs_u64)PER, tiles - j); /* tiles in this ticket, uniform */
         const rs_u64 g = j / RS_SP_GROUP;
         const unsigned p = (unsigned)(j % RS_SP_GROUP);
-        R raw[RS_SPP_PER];
 #pragma unroll
         for (unsigned q = 0; q < PER; q++) {
             const rs_u64 first = (j + q) * SECTION + (rs_u64)t * ITEMS;
             if (q < cnt) {
                 if ((j + q + 1) * SECTION <= n) {
-                    raw[q] = *reinterpret_cast<const R *>(static_cast<const unsigned char *>(in.p) + first * BYTES);
+                    rs_copy16_async(&raw_s[q][t], static_cast<const unsigned char *>(in.p) + first * BYTES);
                 } else { /* the last tile: byte by byte within n, the rest decoded as the identity */
-                    unsigned char b[sizeof(R)];
+                    unsigned char b[16];
                     for (unsigned k = 0; k < ITEMS * BYTES; k++)
                         b[k] = first + k / BYTES < n ? static_cast<const unsigned char *>(in.p)[first * BYTES + k]
                                                      : (unsigned char)(SWAR ? S::id() : 0); /* SWAR: the identity */
-                    memcpy(&raw[q], b, sizeof(R));
+                    memcpy(&raw_s[q][t], b, 16);
                 }
             }
         }
+        rs_copy_async_wait(); /* this thread's own copies: it alone reads them */
         /* phase 1: each sub-section's total */
 #pragma unroll
         for (unsigned q = 0; q < PER; q++) {
             if (q < cnt) {
                 if constexpr (SWAR) {
-                    const uint4 &v = raw[q];
+                    const uint4 v = raw_s[q][t];
                     if constexpr (Op::code == RS_SUM) { /* exact, and its low byte is the byte sum's */
                         typedef typename std::conditional<S::sgn, int, unsigned>::type I;
                         const I one = (I)0x01010101;
@@ -425,7 +345,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
                 }
                 const rs_u64 first = (j + q) * SECTION + (rs_u64)t * ITEMS;
                 T x[ITEMS];
-                rs_spp_decode<T, Op, BYTES, ITEMS>(raw[q], in.kind, (j + q + 1) * SECTION <= n, first, n, x);
+                rs_spp_decode<T, Op, BYTES, ITEMS>(raw_s[q][t], in.kind, (j + q + 1) * SECTION <= n, first, n, x);
                 T acc = x[0];
 #pragma unroll
                 for (unsigned k = 1; k < ITEMS; k++) acc = Op::combine(acc, x[k]);
@@ -492,7 +412,8 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
                 if constexpr (SWAR) { /* the running value before each word as a byte, c */
                     const T before = t ? aux[q][t - 1] : Op::identity();
                     unsigned c = (unsigned)(t ? Op::combine(p_l[q], before) : p_l[q]) & 0xffu;
-                    unsigned w[4] = {raw[q].x, raw[q].y, raw[q].z, raw[q].w};
+                    const uint4 v = raw_s[q][t];
+                    unsigned w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
                     for (unsigned k = 0; k < 4; k++) {
                         const unsigned inc = S::op(S::prefix(w[k]), c * 0x01010101u);
@@ -509,7 +430,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
                     continue;
                 }
                 T x[ITEMS];
-                rs_spp_decode<T, Op, BYTES, ITEMS>(raw[q], in.kind, full, first, n, x);
+                rs_spp_decode<T, Op, BYTES, ITEMS>(raw_s[q][t], in.kind, full, first, n, x);
                 const T before = t ? aux[q][t - 1] : Op::identity();
                 if constexpr (!rs_type_info<T>::is_float) {
                     /* integers combine exactly associatively: seed (+) (before (+) acc_k) = (seed (+) before) (+)
@@ -526,7 +447,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
                     }
 #pragma unroll
                     for (unsigned h = 0; h < ITEMS; h += RS_COARSE_ITEMS)
-                        rs_spn_put<T>(out, first + h, n, full, *reinterpret_cast<const T(*)[RS_COARSE_ITEMS]>(y + h));
+                        rs_spp_put<T, Op>(out, first + h, n, full, *reinterpret_cast<const T(*)[RS_COARSE_ITEMS]>(y + h));
                     continue;
                 }
                 T acc = x[0];
@@ -540,7 +461,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPN_MIN_BLOCKS)
                     for (unsigned k = 0; k < RS_COARSE_ITEMS - 1; ++k) x[k] = Op::combine(before, x[k]);
                 }
                 x[ITEMS - 1] = aux[q][t];
-                rs_spn_store<T, Op>(out, base, n, full, *reinterpret_cast<const T(*)[RS_COARSE_ITEMS]>(x), before,
+                rs_spp_store<T, Op>(out, base, n, full, *reinterpret_cast<const T(*)[RS_COARSE_ITEMS]>(x), before,
                                     exclusive, p_l[q]);
             }
         }
@@ -578,43 +499,37 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
             const D dst = rs_scan_dst<X, T>::make(out, out_dtype);
             T init_v;
             memcpy(&init_v, init, sizeof init_v);
-            /* A narrow input with the coarsened block and aligned buffers: scan_single_pass_packed, float16
-             * scan_single_pass_narrow (same bits); otherwise one tile per ticket whatever per says (one instance
-             * fewer per T for nvcc; per never changes the bits). */
+            /* A narrow input with the coarsened block and aligned buffers: scan_single_pass_packed (same bits);
+             * otherwise one tile per ticket whatever per says (one instance fewer per T for nvcc; per never changes
+             * the bits). */
             if constexpr (rs_is_nmark<X>::value && sizeof(T) == 4) {
                 if (block == 4 && ((uintptr_t)in | (uintptr_t)out) % 16 == 0) {
-                    /* tickets of `per` tiles of `items` values per thread; the blocks past the resident ones find
-                     * none left */
-                    const auto blocks = [&](unsigned per, unsigned items) -> unsigned {
-                        const rs_u64 ticket = (rs_u64)per * items * RS_GROUP;
+                    /* tickets of RS_SPP_PER tiles of `items` values per thread; the blocks past the resident ones
+                     * find none left */
+                    const auto blocks = [&](unsigned items) -> unsigned {
+                        const rs_u64 ticket = (rs_u64)RS_SPP_PER * items * RS_GROUP;
                         const rs_u64 tickets = (n + ticket - 1) / ticket;
                         return tickets < grid ? (unsigned)tickets : grid; /* n > 0: tickets >= 1 */
                     };
-                    const unsigned b8 = blocks(RS_SPP_PER, RS_COARSE_ITEMS);
-                    if constexpr (rs_type_info<T>::is_float) {
-                        if (src.kind == 0) /* float16 */
-                            scan_single_pass_narrow<T, Op><<<blocks(RS_SPN_PER, RS_COARSE_ITEMS), RS_GROUP, 0,
-                                                             stream>>>(src, dst, flags, n, exclusive, init_v, spins,
-                                                                       inplace);
-                        else /* bfloat16 */
-                            scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<b8, RS_GROUP, 0, stream>>>(
-                                src, dst, flags, n, exclusive, init_v, spins, inplace);
-                    } else if (src.kind == 0) { /* int8 / uint8: 16 values per thread, 32 KiB per ticket */
-                        if constexpr (Op::code != RS_PROD) {
-                            if (dst.kind == 0) { /* into int8 / uint8: sum, min, max four to a word */
-                                scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS, true>
-                                    <<<blocks(RS_SPP_PER, 2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
-                                        src, dst, flags, n, exclusive, init_v, spins, inplace);
-                                return rs_launched();
+                    if constexpr (!rs_type_info<T>::is_float) {
+                        if (src.kind == 0) { /* int8 / uint8: 16 values per thread */
+                            if constexpr (Op::code != RS_PROD) {
+                                if (dst.kind == 0) { /* into int8 / uint8: sum, min, max four to a word */
+                                    scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS, true>
+                                        <<<blocks(2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
+                                            src, dst, flags, n, exclusive, init_v, spins, inplace);
+                                    return rs_launched();
+                                }
                             }
+                            scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS>
+                                <<<blocks(2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(src, dst, flags, n, exclusive,
+                                                                                       init_v, spins, inplace);
+                            return rs_launched();
                         }
-                        scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS>
-                            <<<blocks(RS_SPP_PER, 2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
-                                src, dst, flags, n, exclusive, init_v, spins, inplace);
-                    } else { /* int16 / uint16 */
-                        scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<b8, RS_GROUP, 0, stream>>>(
-                            src, dst, flags, n, exclusive, init_v, spins, inplace);
                     }
+                    /* float16, bfloat16, int16, uint16 */
+                    scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<blocks(RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
+                        src, dst, flags, n, exclusive, init_v, spins, inplace);
                     return rs_launched();
                 }
             }

@@ -3,7 +3,8 @@
  *   1. every float16 and bfloat16 bit pattern through a one-element scan (sum, same type: the pattern itself, NaNs
  *      as the canonical NaN) and a one-element reduce (max, widened to float32: the exact value, NaN payload kept);
  *   2. rounding once on store: float16 / bfloat16 sums and scans over data whose float32 partial sums are all exact,
- *      so every algorithm gives round(exact) whatever its order, including ties to even;
+ *      so every algorithm gives round(exact) whatever its order, including ties to even; and (2b) AUTO sums whose
+ *      full tiles store subnormal, infinite and NaN prefixes;
  *   3. int8 / uint8 / int16 / uint16: sum, prod, min, max in their own width (wrap-around) and widened to 32 and 64
  *      bits, every reduction algorithm and every scan block x grid, inclusive and exclusive with init, edge values
  *      (INT8_MIN, INT16_MAX, ...) in the data;
@@ -197,6 +198,67 @@ static void rounding(void)
                 CHECK(bad == 0, "%zu outputs are not the prefix rounded once (first at %zu: 0x%04x, want 0x%04x)", bad,
                       first, out[first], f32_to_narrow(dt, prefix[first]));
             }
+    }
+}
+
+/* ---- 2b. rounding on store in full tiles: subnormals, overflow, NaN ----
+ * The CUDA backend stores a full tile's float16 / bfloat16 outputs two at a time (cvt.rn.f16x2.f32 /
+ * cvt.rn.bf16x2.f32) and takes the library's rules for NaN off that path; part 2's data stays among the normal
+ * numbers and its subnormal cases are shorter than a tile. Here n spans three full tiles and a partial one:
+ *   tile 0-1: multiples of the smallest subnormal (-3 .. 3 of them), so the prefixes walk through the subnormals and
+ *             across the smallest normal, where the stored prefix rounds (ties included);
+ *   tile 2:   values near the type's largest finite one, so prefixes overflow to infinity on store (float16; float32
+ *             itself for bfloat16) and come back;
+ *   the end:  +inf then -inf: every later prefix is NaN, stored as the canonical NaN.
+ * Inclusive and exclusive (init 0) AUTO sums, every output against h_scan_emulate's bits. */
+static void full_tile_stores(void)
+{
+    enum { N = 3 * 2048 + 37 };
+    static uint16_t x[N], got[N], want[N];
+    for (size_t d = 0; d < 2; d++) {
+        const redscan_dtype dt = k_floats[d];
+        const int f16 = dt == REDSCAN_FLOAT16;
+        h_rng r;
+        h_rng_init(&r, h_seed(29, d, 0, 0, 0, 0));
+        for (size_t i = 0; i < N; i++) {
+            const unsigned k = (unsigned)h_rng_below(&r, 7); /* 0 .. 6 */
+            uint16_t b;
+            if (i < 2 * 2048) { /* (k - 3) smallest subnormals: the bits are the count, the sign apart */
+                b = (uint16_t)(k >= 3 ? k - 3 : (3 - k) | 0x8000u);
+            } else if (i < 3 * 2048) { /* +-(largest finite - a few ulps), more often positive */
+                b = (uint16_t)((f16 ? 0x7bffu : 0x7f7fu) - (k & 1u));
+                if (k == 0 || k == 5) b |= 0x8000u;
+            } else {
+                b = i == N - 20 ? (uint16_t)(f16 ? 0x7c00u : 0x7f80u) : i == N - 10 ? (uint16_t)(f16 ? 0xfc00u : 0xff80u)
+                                                                                : (uint16_t)(f16 ? 0x3c00u : 0x3f80u);
+            }
+            x[i] = b;
+        }
+        for (int excl = 0; excl < 2; excl++) {
+            if (!h_case("full-tile stores: %s %s sum, AUTO scan, n = %d", redscan_dtype_name(dt),
+                        excl ? "exclusive (init 0)" : "inclusive", (int)N))
+                continue;
+            const uint16_t zero = 0;
+            redscan_scan_desc sd = {REDSCAN_SUM, dt, 0, excl, excl ? &zero : NULL, REDSCAN_BLOCK_AUTO,
+                                    REDSCAN_GRID_AUTO, 0};
+            memset(got, 0xa5, sizeof got);
+            if (!CHECK_OK(redscan_scan_host_ex(h_ctx, &sd, x, got, N), "scan")) continue;
+            h_scan_emulate(REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, REDSCAN_SUM, dt, dt, excl, excl ? &zero : NULL, x,
+                           want, N);
+            size_t bad = 0, first = 0, sub = 0, inf = 0, nan = 0;
+            for (size_t i = 0; i < N; i++) {
+                if (got[i] != want[i] && bad++ == 0) first = i;
+                const unsigned e = want[i] & (f16 ? 0x7c00u : 0x7f80u), m = want[i] & (f16 ? 0x3ffu : 0x7fu);
+                sub += e == 0 && m != 0;
+                inf += e == (f16 ? 0x7c00u : 0x7f80u) && m == 0;
+                nan += e == (f16 ? 0x7c00u : 0x7f80u) && m != 0;
+            }
+            CHECK(bad == 0, "%zu outputs differ from the documented order's bits (first at %zu: 0x%04x, want 0x%04x)",
+                  bad, first, got[first], want[first]);
+            /* the data does what it is for: subnormal, infinite and NaN prefixes among the expected outputs */
+            CHECK(sub > 100 && inf > 0 && nan >= 9, "expected outputs: %zu subnormal, %zu infinite, %zu NaN", sub, inf,
+                  nan);
+        }
     }
 }
 
@@ -620,6 +682,7 @@ int main(void)
     }
     if (h_shard(0)) all_patterns();
     if (h_shard(1)) rounding();
+    if (h_shard(1)) full_tile_stores();
     if (h_shard(2)) integers();
     if (h_shard(3)) float_extremes();
     if (h_shard(4)) selection();
