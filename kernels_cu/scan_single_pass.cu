@@ -126,21 +126,26 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
  * rs_coarse_phase2_in_warp says, else the Kogge-Stone steps for all tiles between the same barriers). Parking the
  * bytes in shared memory rather than in registers keeps the kernel at 40 registers, 6 blocks per SM (21.8 KB of
  * shared memory each); the register forms (4 or 8 tiles at 64 registers, 4 blocks per SM) ran at 0.52-0.75 of the copy
- * on the H100 at 2^28, this one at 0.63-0.84 (docs/PERFORMANCE.md, "Narrow scans, sixth round").
+ * on the H100 at 2^28, this one at 0.75-0.87 (docs/PERFORMANCE.md, "Narrow scans, sixth round").
  *   ITEMS = 8 (float16, bfloat16, int16, uint16): the coarsened block's tiles of 2048; phases 1-3 combine exactly
  *     the operands of rs_block_scan_coarse in its order, the prefixes of the 4 tiles are those of scan_single_pass
  *     (W(j+q+1) = W(j+q) (+) S[j+q]), and the output is the same expression, so the bits are scan_single_pass's.
  *   ITEMS = 16 (int8, uint8): tiles of 4096. Another tiling changes the order of combination, which an integer op
  *     (wrapping sum and product, min, max) does not see: every order gives the same bits. So do the integers' phase
  *     3, which folds seed (+) before once and then combines it with each running value.
- *   SWAR (int8 / uint8 sum, min and max into the same type): the bytes stay packed. Phase 1 folds a sub-section's
- *     16 bytes with four __dp4a (sums) or lane by lane (rs_swar, common.cuh); phase 3 scans each word's bytes in
- *     place (two shifted combines), adds the running byte to all four lanes and stores the words as they are, with
- *     no conversion to T and back (docs/PERFORMANCE.md, "Narrow types, fifth round").
+ *   SWAR (int8 / uint8 sum, min and max into the same type; 8 tiles a ticket at 5 blocks per SM, below): the bytes
+ *     stay packed. Phase 1 folds a sub-section's 16 bytes with four __dp4a (sums) or lane by lane (rs_swar,
+ *     common.cuh); phase 3 scans each word's bytes in place (two shifted combines), adds the running byte to all four
+ *     lanes and stores the words as they are, with no conversion to T and back (docs/PERFORMANCE.md, "Narrow types,
+ *     fifth round").
  * 4-byte T only (the narrow types combine in 32 bits; a widening to 64 bits keeps the kernel above). */
 #define RS_SPP_PER 4u        /* tiles per ticket: 16 KiB of input */
 #define RS_SPP_MIN_BLOCKS 6 /* per SM: 40 registers (8 blocks, 32 registers, spilled and lost: int8 0.75, bfloat16 0.68) */
-static_assert(RS_SP_GROUP % RS_SPP_PER == 0, "tickets within a group");
+/* SWAR (int8 words): 8 tiles a ticket (32 KiB), 5 blocks per SM (shared memory: 41 KB a block); 0.82-0.83 -> 0.86-0.87
+ * of the copy at 2^28 on the H100 against 4 tiles at 6 blocks */
+#define RS_SPP_WORDS_PER 8u
+#define RS_SPP_WORDS_MIN_BLOCKS 5
+static_assert(RS_SP_GROUP % RS_SPP_PER == 0 && RS_SP_GROUP % RS_SPP_WORDS_PER == 0, "tickets within a group");
 
 /* A narrow value N as T for the scan op Op. float16 under a sum or a product takes the hardware's cvt.f32.f16: exact
  * for every number, infinity and subnormal (one instruction against rs_half_to_float's seven; float16 scans at 2^28
@@ -183,10 +188,12 @@ __device__ __forceinline__ void rs_spp_decode(const uint4 &r, int kind, bool ful
 {
     const auto decode = [&](auto tag) {
         typedef typename decltype(tag)::type N;
+        if (full) { /* uniform: no bound per value */
 #pragma unroll
-        for (unsigned k = 0; k < ITEMS; k++) {
-            const T v = rs_spp_value<N, T, Op>(r, k);
-            x[k] = full || first + k < n ? v : Op::identity();
+            for (unsigned k = 0; k < ITEMS; k++) x[k] = rs_spp_value<N, T, Op>(r, k);
+        } else {
+#pragma unroll
+            for (unsigned k = 0; k < ITEMS; k++) x[k] = first + k < n ? rs_spp_value<N, T, Op>(r, k) : Op::identity();
         }
     };
     typedef typename rs_narrow_of<T>::A A;
@@ -280,8 +287,9 @@ __device__ __forceinline__ void rs_copy_async_wait()
 #endif
 }
 
-template <typename T, class Op, unsigned BYTES, unsigned ITEMS, bool SWAR = false>
-__global__ void __launch_bounds__(RS_GROUP, RS_SPP_MIN_BLOCKS)
+template <typename T, class Op, unsigned BYTES, unsigned ITEMS, bool SWAR = false, unsigned PER = RS_SPP_PER,
+          unsigned MINB = RS_SPP_MIN_BLOCKS>
+__global__ void __launch_bounds__(RS_GROUP, MINB)
     scan_single_pass_packed(const rs_nsrc<T> in, const rs_ndst<T> out, rs_sp_word_t *flags, rs_u64 n, int exclusive,
                             T init, unsigned spins, int inplace)
 {
@@ -289,16 +297,16 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPP_MIN_BLOCKS)
     static_assert(ITEMS == RS_COARSE_ITEMS || !rs_type_info<T>::is_float, "another tile size: integers only");
     static_assert(!SWAR || (BYTES == 1 && ITEMS == 16 && Op::code != RS_PROD), "SWAR: int8 / uint8 sum, min, max");
     typedef rs_swar<T, Op> S;
-    const unsigned PER = RS_SPP_PER, SECTION = ITEMS * RS_GROUP;
+    const unsigned SECTION = ITEMS * RS_GROUP;
     /* each thread's loaded bytes, between phase 1 and phase 3 (its own slots only, so no barrier orders them) */
-    __shared__ __align__(16) uint4 raw_s[RS_SPP_PER][RS_GROUP];
-    __shared__ __align__(16) T aux[RS_SPP_PER][RS_GROUP];
+    __shared__ __align__(16) uint4 raw_s[PER][RS_GROUP];
+    __shared__ __align__(16) T aux[PER][RS_GROUP];
     __shared__ __align__(16) T r[RS_GROUP];
     __shared__ unsigned wst[RS_SP_GROUP];
     __shared__ T wv[RS_SP_GROUP];
     __shared__ rs_u64 tile_l, cmd_l;
     __shared__ int ok_l;
-    __shared__ T p_l[RS_SPP_PER];
+    __shared__ T p_l[PER];
     const unsigned t = threadIdx.x;
     const rs_u64 tiles = (n + (SECTION - 1)) / SECTION;
     rs_sp_word_t *slots = flags + RS_SP_SLOT_BASE;
@@ -359,7 +367,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPP_MIN_BLOCKS)
         } else {
             for (unsigned d = 1; d < RS_GROUP; d <<= 1) {
                 __syncthreads();
-                T temp[RS_SPP_PER];
+                T temp[PER];
 #pragma unroll
                 for (unsigned q = 0; q < PER; q++)
                     if (q < cnt && t >= d) temp[q] = Op::combine(aux[q][t - d], aux[q][t]);
@@ -504,10 +512,10 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
              * the bits). */
             if constexpr (rs_is_nmark<X>::value && sizeof(T) == 4) {
                 if (block == 4 && ((uintptr_t)in | (uintptr_t)out) % 16 == 0) {
-                    /* tickets of RS_SPP_PER tiles of `items` values per thread; the blocks past the resident ones
-                     * find none left */
-                    const auto blocks = [&](unsigned items) -> unsigned {
-                        const rs_u64 ticket = (rs_u64)RS_SPP_PER * items * RS_GROUP;
+                    /* tickets of `per` tiles of `items` values per thread; the blocks past the resident ones find
+                     * none left */
+                    const auto blocks = [&](unsigned per, unsigned items) -> unsigned {
+                        const rs_u64 ticket = (rs_u64)per * items * RS_GROUP;
                         const rs_u64 tickets = (n + ticket - 1) / ticket;
                         return tickets < grid ? (unsigned)tickets : grid; /* n > 0: tickets >= 1 */
                     };
@@ -515,20 +523,21 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
                         if (src.kind == 0) { /* int8 / uint8: 16 values per thread */
                             if constexpr (Op::code != RS_PROD) {
                                 if (dst.kind == 0) { /* into int8 / uint8: sum, min, max four to a word */
-                                    scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS, true>
-                                        <<<blocks(2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
+                                    scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS, true, RS_SPP_WORDS_PER,
+                                                            RS_SPP_WORDS_MIN_BLOCKS>
+                                        <<<blocks(RS_SPP_WORDS_PER, 2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
                                             src, dst, flags, n, exclusive, init_v, spins, inplace);
                                     return rs_launched();
                                 }
                             }
                             scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS>
-                                <<<blocks(2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(src, dst, flags, n, exclusive,
+                                <<<blocks(RS_SPP_PER, 2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(src, dst, flags, n, exclusive,
                                                                                        init_v, spins, inplace);
                             return rs_launched();
                         }
                     }
                     /* float16, bfloat16, int16, uint16 */
-                    scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<blocks(RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
+                    scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<blocks(RS_SPP_PER, RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
                         src, dst, flags, n, exclusive, init_v, spins, inplace);
                     return rs_launched();
                 }
