@@ -118,34 +118,33 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
 /* ---- a narrow input with the coarsened block, CUDA-only: the same bits, tickets of 4 tiles ----
  * A section of int8 is 2 KiB: at 2^28 the scan above spent the same time per tile whatever the element size (int8
  * 0.69 ms, int32 0.88 ms for the same 131072 tiles on the H100), so the narrow scans ran at a fifth of the copy.
- * scan_single_pass_packed takes RS_SPP_PER = 4 consecutive tiles per ticket (as scan_single_pass's PER = 2 does, one
+ * scan_single_pass_packed takes RS_SPP_PER = 8 consecutive tiles per ticket (as scan_single_pass's PER = 2 does, one
  * look-back for all of them). Thread t copies its 16 bytes of each tile (values 8t .. 8t+7 of 16-bit types, 16t ..
  * 16t+15 of int8) straight into its own slots of shared memory (cp.async: no registers held while they arrive) and
  * decodes them twice: phase 1 folds its sub-section into the total, phase 3 folds it again after the look-back (the
- * same left fold, the same bits). Phase 2 runs over the 4 tiles' 256 totals at once (one warp per tile where
+ * same left fold, the same bits). Phase 2 runs over the 8 tiles' 256 totals at once (one warp per tile where
  * rs_coarse_phase2_in_warp says, else the Kogge-Stone steps for all tiles between the same barriers). Parking the
- * bytes in shared memory rather than in registers keeps the kernel at 40 registers, 6 blocks per SM (21.8 KB of
- * shared memory each); the register forms (4 or 8 tiles at 64 registers, 4 blocks per SM) ran at 0.52-0.75 of the copy
- * on the H100 at 2^28, this one at 0.75-0.87 (docs/PERFORMANCE.md, "Narrow scans, sixth round").
+ * bytes in shared memory rather than in registers lets 5 blocks per SM hold 8 tiles each; the register forms (4 or 8
+ * tiles at 64 registers, 4 blocks per SM) ran at 0.52-0.75 of the copy on the H100 at 2^28, this one at 0.78-0.87
+ * (docs/PERFORMANCE.md, "Narrow scans, sixth round").
  *   ITEMS = 8 (float16, bfloat16, int16, uint16): the coarsened block's tiles of 2048; phases 1-3 combine exactly
- *     the operands of rs_block_scan_coarse in its order, the prefixes of the 4 tiles are those of scan_single_pass
+ *     the operands of rs_block_scan_coarse in its order, the prefixes of the 8 tiles are those of scan_single_pass
  *     (W(j+q+1) = W(j+q) (+) S[j+q]), and the output is the same expression, so the bits are scan_single_pass's.
  *   ITEMS = 16 (int8, uint8): tiles of 4096. Another tiling changes the order of combination, which an integer op
  *     (wrapping sum and product, min, max) does not see: every order gives the same bits. So do the integers' phase
  *     3, which folds seed (+) before once and then combines it with each running value.
- *   SWAR (int8 / uint8 sum, min and max into the same type; 8 tiles a ticket at 5 blocks per SM, below): the bytes
- *     stay packed. Phase 1 folds a sub-section's 16 bytes with four __dp4a (sums) or lane by lane (rs_swar,
+ *   SWAR (int8 / uint8 sum, min and max into the same type): the bytes stay packed. Phase 1 folds a sub-section's 16 bytes with four __dp4a (sums) or lane by lane (rs_swar,
  *     common.cuh); phase 3 scans each word's bytes in place (two shifted combines), adds the running byte to all four
  *     lanes and stores the words as they are, with no conversion to T and back (docs/PERFORMANCE.md, "Narrow types,
  *     fifth round").
  * 4-byte T only (the narrow types combine in 32 bits; a widening to 64 bits keeps the kernel above). */
-#define RS_SPP_PER 4u        /* tiles per ticket: 16 KiB of input */
-#define RS_SPP_MIN_BLOCKS 6 /* per SM: 40 registers (8 blocks, 32 registers, spilled and lost: int8 0.75, bfloat16 0.68) */
-/* SWAR (int8 words): 8 tiles a ticket (32 KiB), 5 blocks per SM (shared memory: 41 KB a block); 0.82-0.83 -> 0.86-0.87
- * of the copy at 2^28 on the H100 against 4 tiles at 6 blocks */
-#define RS_SPP_WORDS_PER 8u
-#define RS_SPP_WORDS_MIN_BLOCKS 5
-static_assert(RS_SP_GROUP % RS_SPP_PER == 0 && RS_SP_GROUP % RS_SPP_WORDS_PER == 0, "tickets within a group");
+/* Tickets of 8 tiles (32 KiB of input) at 5 blocks per SM (41 KB of shared memory a block, at most 48 registers).
+ * H100, 2^28, x copy against 4 tiles at 6 blocks (40 registers, 21.8 KB): int8 words 0.82-0.83 -> 0.86-0.87, float16
+ * 0.75 -> 0.78-0.81, bfloat16 0.76-0.77 -> 0.81, int16 0.83-0.84 -> 0.83. 4 tiles at 8 blocks (32 registers) spilled
+ * and lost: int8 0.75, bfloat16 0.68. */
+#define RS_SPP_PER 8u
+#define RS_SPP_MIN_BLOCKS 5
+static_assert(RS_SP_GROUP % RS_SPP_PER == 0, "tickets within a group");
 
 /* A narrow value N as T for the scan op Op. float16 under a sum or a product takes the hardware's cvt.f32.f16: exact
  * for every number, infinity and subnormal (one instruction against rs_half_to_float's seven; float16 scans at 2^28
@@ -287,9 +286,8 @@ __device__ __forceinline__ void rs_copy_async_wait()
 #endif
 }
 
-template <typename T, class Op, unsigned BYTES, unsigned ITEMS, bool SWAR = false, unsigned PER = RS_SPP_PER,
-          unsigned MINB = RS_SPP_MIN_BLOCKS>
-__global__ void __launch_bounds__(RS_GROUP, MINB)
+template <typename T, class Op, unsigned BYTES, unsigned ITEMS, bool SWAR = false>
+__global__ void __launch_bounds__(RS_GROUP, RS_SPP_MIN_BLOCKS)
     scan_single_pass_packed(const rs_nsrc<T> in, const rs_ndst<T> out, rs_sp_word_t *flags, rs_u64 n, int exclusive,
                             T init, unsigned spins, int inplace)
 {
@@ -297,16 +295,16 @@ __global__ void __launch_bounds__(RS_GROUP, MINB)
     static_assert(ITEMS == RS_COARSE_ITEMS || !rs_type_info<T>::is_float, "another tile size: integers only");
     static_assert(!SWAR || (BYTES == 1 && ITEMS == 16 && Op::code != RS_PROD), "SWAR: int8 / uint8 sum, min, max");
     typedef rs_swar<T, Op> S;
-    const unsigned SECTION = ITEMS * RS_GROUP;
+    const unsigned PER = RS_SPP_PER, SECTION = ITEMS * RS_GROUP;
     /* each thread's loaded bytes, between phase 1 and phase 3 (its own slots only, so no barrier orders them) */
-    __shared__ __align__(16) uint4 raw_s[PER][RS_GROUP];
-    __shared__ __align__(16) T aux[PER][RS_GROUP];
+    __shared__ __align__(16) uint4 raw_s[RS_SPP_PER][RS_GROUP];
+    __shared__ __align__(16) T aux[RS_SPP_PER][RS_GROUP];
     __shared__ __align__(16) T r[RS_GROUP];
     __shared__ unsigned wst[RS_SP_GROUP];
     __shared__ T wv[RS_SP_GROUP];
     __shared__ rs_u64 tile_l, cmd_l;
     __shared__ int ok_l;
-    __shared__ T p_l[PER];
+    __shared__ T p_l[RS_SPP_PER];
     const unsigned t = threadIdx.x;
     const rs_u64 tiles = (n + (SECTION - 1)) / SECTION;
     rs_sp_word_t *slots = flags + RS_SP_SLOT_BASE;
@@ -367,7 +365,7 @@ __global__ void __launch_bounds__(RS_GROUP, MINB)
         } else {
             for (unsigned d = 1; d < RS_GROUP; d <<= 1) {
                 __syncthreads();
-                T temp[PER];
+                T temp[RS_SPP_PER];
 #pragma unroll
                 for (unsigned q = 0; q < PER; q++)
                     if (q < cnt && t >= d) temp[q] = Op::combine(aux[q][t - d], aux[q][t]);
@@ -512,10 +510,10 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
              * the bits). */
             if constexpr (rs_is_nmark<X>::value && sizeof(T) == 4) {
                 if (block == 4 && ((uintptr_t)in | (uintptr_t)out) % 16 == 0) {
-                    /* tickets of `per` tiles of `items` values per thread; the blocks past the resident ones find
-                     * none left */
-                    const auto blocks = [&](unsigned per, unsigned items) -> unsigned {
-                        const rs_u64 ticket = (rs_u64)per * items * RS_GROUP;
+                    /* tickets of RS_SPP_PER tiles of `items` values per thread; the blocks past the resident ones
+                     * find none left */
+                    const auto blocks = [&](unsigned items) -> unsigned {
+                        const rs_u64 ticket = (rs_u64)RS_SPP_PER * items * RS_GROUP;
                         const rs_u64 tickets = (n + ticket - 1) / ticket;
                         return tickets < grid ? (unsigned)tickets : grid; /* n > 0: tickets >= 1 */
                     };
@@ -523,21 +521,20 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
                         if (src.kind == 0) { /* int8 / uint8: 16 values per thread */
                             if constexpr (Op::code != RS_PROD) {
                                 if (dst.kind == 0) { /* into int8 / uint8: sum, min, max four to a word */
-                                    scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS, true, RS_SPP_WORDS_PER,
-                                                            RS_SPP_WORDS_MIN_BLOCKS>
-                                        <<<blocks(RS_SPP_WORDS_PER, 2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
+                                    scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS, true>
+                                        <<<blocks(2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
                                             src, dst, flags, n, exclusive, init_v, spins, inplace);
                                     return rs_launched();
                                 }
                             }
                             scan_single_pass_packed<T, Op, 1, 2 * RS_COARSE_ITEMS>
-                                <<<blocks(RS_SPP_PER, 2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(src, dst, flags, n, exclusive,
+                                <<<blocks(2 * RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(src, dst, flags, n, exclusive,
                                                                                        init_v, spins, inplace);
                             return rs_launched();
                         }
                     }
                     /* float16, bfloat16, int16, uint16 */
-                    scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<blocks(RS_SPP_PER, RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
+                    scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<blocks(RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
                         src, dst, flags, n, exclusive, init_v, spins, inplace);
                     return rs_launched();
                 }
