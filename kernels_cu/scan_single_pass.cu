@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
     }
 }
 
-/* ---- a narrow input with the coarsened block, CUDA-only: the same bits, tickets of 4 tiles ----
+/* ---- a narrow input with the coarsened block, CUDA-only: the same bits, tickets of 8 tiles ----
  * A section of int8 is 2 KiB: at 2^28 the scan above spent the same time per tile whatever the element size (int8
  * 0.69 ms, int32 0.88 ms for the same 131072 tiles on the H100), so the narrow scans ran at a fifth of the copy.
  * scan_single_pass_packed takes RS_SPP_PER = 8 consecutive tiles per ticket (as scan_single_pass's PER = 2 does, one
@@ -133,10 +133,10 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
  *   ITEMS = 16 (int8, uint8): tiles of 4096. Another tiling changes the order of combination, which an integer op
  *     (wrapping sum and product, min, max) does not see: every order gives the same bits. So do the integers' phase
  *     3, which folds seed (+) before once and then combines it with each running value.
- *   SWAR (int8 / uint8 sum, min and max into the same type): the bytes stay packed. Phase 1 folds a sub-section's 16 bytes with four __dp4a (sums) or lane by lane (rs_swar,
- *     common.cuh); phase 3 scans each word's bytes in place (two shifted combines), adds the running byte to all four
- *     lanes and stores the words as they are, with no conversion to T and back (docs/PERFORMANCE.md, "Narrow types,
- *     fifth round").
+ *   SWAR (int8 / uint8 sum, min and max into the same type): the bytes stay packed. Phase 1 folds a sub-section's
+ *     16 bytes with four __dp4a (sums) or lane by lane (rs_swar, common.cuh); phase 3 scans each word's bytes in
+ *     place (two shifted combines), adds the running byte to all four lanes and stores the words as they are, with
+ *     no conversion to T and back (docs/PERFORMANCE.md, "Narrow types, fifth round").
  * 4-byte T only (the narrow types combine in 32 bits; a widening to 64 bits keeps the kernel above). */
 /* Tickets of 8 tiles (32 KiB of input) at 5 blocks per SM (41 KB of shared memory a block, at most 48 registers).
  * H100, 2^28, x copy against 4 tiles at 6 blocks (40 registers, 21.8 KB): int8 words 0.82-0.83 -> 0.86-0.87, float16
@@ -453,7 +453,8 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPP_MIN_BLOCKS)
                     }
 #pragma unroll
                     for (unsigned h = 0; h < ITEMS; h += RS_COARSE_ITEMS)
-                        rs_spp_put<T, Op>(out, first + h, n, full, *reinterpret_cast<const T(*)[RS_COARSE_ITEMS]>(y + h));
+                        rs_spp_put<T, Op>(out, first + h, n, full,
+                                          *reinterpret_cast<const T(*)[RS_COARSE_ITEMS]>(y + h));
                     continue;
                 }
                 T acc = x[0];
@@ -534,8 +535,9 @@ extern "C" cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_d
                         }
                     }
                     /* float16, bfloat16, int16, uint16 */
-                    scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS><<<blocks(RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(
-                        src, dst, flags, n, exclusive, init_v, spins, inplace);
+                    scan_single_pass_packed<T, Op, 2, RS_COARSE_ITEMS>
+                        <<<blocks(RS_COARSE_ITEMS), RS_GROUP, 0, stream>>>(src, dst, flags, n, exclusive, init_v, spins,
+                                                                           inplace);
                     return rs_launched();
                 }
             }

@@ -229,8 +229,8 @@ static void full_tile_stores(void)
                 b = (uint16_t)((f16 ? 0x7bffu : 0x7f7fu) - (k & 1u));
                 if (k == 0 || k == 5) b |= 0x8000u;
             } else {
-                b = i == N - 20 ? (uint16_t)(f16 ? 0x7c00u : 0x7f80u) : i == N - 10 ? (uint16_t)(f16 ? 0xfc00u : 0xff80u)
-                                                                                : (uint16_t)(f16 ? 0x3c00u : 0x3f80u);
+                const uint16_t pinf = f16 ? 0x7c00u : 0x7f80u, one = f16 ? 0x3c00u : 0x3f80u;
+                b = i == N - 20 ? pinf : i == N - 10 ? (uint16_t)(pinf | 0x8000u) : one;
             }
             x[i] = b;
         }
