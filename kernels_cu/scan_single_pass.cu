@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
  * same left fold, the same bits). Phase 2 runs over the 8 tiles' 256 totals at once (one warp per tile where
  * rs_coarse_phase2_in_warp says, else the Kogge-Stone steps for all tiles between the same barriers). Parking the
  * bytes in shared memory rather than in registers lets 5 blocks per SM hold 8 tiles each; the register forms (4 or 8
- * tiles at 64 registers, 4 blocks per SM) ran at 0.52-0.75 of the copy on the H100 at 2^28, this one at 0.78-0.87
+ * tiles at 64 registers, 4 blocks per SM) ran at 0.52-0.75 of the copy on the H100 at 2^28, this one at 0.81-0.89
  * (docs/PERFORMANCE.md, "Narrow scans, sixth round").
  *   ITEMS = 8 (float16, bfloat16, int16, uint16): the coarsened block's tiles of 2048; phases 1-3 combine exactly
  *     the operands of rs_block_scan_coarse in its order, the prefixes of the 8 tiles are those of scan_single_pass
