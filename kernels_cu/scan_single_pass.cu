@@ -212,12 +212,12 @@ __device__ __forceinline__ void rs_spp_decode(const uint4 &r, int kind, bool ful
  * rs_float_to_bfloat16 (IEEE nearest even, overflow to infinity, subnormals kept). A NaN takes rs_out and those
  * functions' payload rules instead, off the common path (the hardware would store its own NaN). Against rs_out
  * and the conversions value by value, float16 sums at 2^28 on the H100 went from 0.66 to 0.73 of the copy. */
-template <class Op> __device__ __forceinline__ unsigned rs_pack2_of(int kind, float y0, float y1)
+template <class Op, bool CHECK = true> __device__ __forceinline__ unsigned rs_pack2_of(int kind, float y0, float y1)
 {
     unsigned h;
     if (kind == 0) asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(y1), "f"(y0));
     else asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(y1), "f"(y0));
-    if (y0 != y0 || y1 != y1) {
+    if (CHECK && (y0 != y0 || y1 != y1)) {
         const auto one = [&](float y) -> unsigned {
             y = rs_out<Op>(y);
             return kind == 0 ? rs_float_to_half(y) : rs_float_to_bfloat16(y);
@@ -228,16 +228,25 @@ template <class Op> __device__ __forceinline__ unsigned rs_pack2_of(int kind, fl
 }
 
 /* out[first + k] = y[k], k < 8 (first: thread t's 8t of a tile; full: the tile lies within n). y: rs_out's values;
- * a full 16-bit float output takes the values before rs_out (rs_pack2_of applies it). */
+ * a full 16-bit float output takes the values before rs_out (rs_pack2_of applies it). last_tells: y[7] is a NaN
+ * whenever any y[k] is (the kernel says when that holds), so one compare replaces rs_pack2_of's four (float16 sums
+ * at 2^28 on the H100: 0.81 -> 0.86-0.87 of the copy, docs/PERFORMANCE.md "Narrow scans, seventh round"). */
 template <typename T, class Op>
 __device__ __forceinline__ void rs_spp_put(const rs_ndst<T> out, rs_u64 first, rs_u64 n, bool full,
-                                           const T (&y)[RS_COARSE_ITEMS])
+                                           const T (&y)[RS_COARSE_ITEMS], bool last_tells = false)
 {
     if (full && out.kind >= 0) {
         if constexpr (rs_type_info<T>::is_float) { /* four packed pairs, one 16-byte store */
-            *reinterpret_cast<uint4 *>(static_cast<unsigned short *>(out.p) + first) =
-                make_uint4(rs_pack2_of<Op>(out.kind, y[0], y[1]), rs_pack2_of<Op>(out.kind, y[2], y[3]),
-                           rs_pack2_of<Op>(out.kind, y[4], y[5]), rs_pack2_of<Op>(out.kind, y[6], y[7]));
+            uint4 v;
+            if (last_tells && y[RS_COARSE_ITEMS - 1] == y[RS_COARSE_ITEMS - 1]) { /* no NaN among the 8 */
+                const int k = out.kind;
+                v = make_uint4(rs_pack2_of<Op, false>(k, y[0], y[1]), rs_pack2_of<Op, false>(k, y[2], y[3]),
+                               rs_pack2_of<Op, false>(k, y[4], y[5]), rs_pack2_of<Op, false>(k, y[6], y[7]));
+            } else {
+                v = make_uint4(rs_pack2_of<Op>(out.kind, y[0], y[1]), rs_pack2_of<Op>(out.kind, y[2], y[3]),
+                               rs_pack2_of<Op>(out.kind, y[4], y[5]), rs_pack2_of<Op>(out.kind, y[6], y[7]));
+            }
+            *reinterpret_cast<uint4 *>(static_cast<unsigned short *>(out.p) + first) = v;
         } else if (rs_narrow_of<T>::size(out.kind) == 1) {
             rs_narrow_write_vec<unsigned char>(out.p, out.kind, first, y);
         } else {
@@ -255,7 +264,8 @@ __device__ __forceinline__ void rs_spp_put(const rs_ndst<T> out, rs_u64 first, r
 /* out[8t + k] of a tile from its scanned sub-section x (exclusive: before = the previous sub-section's total). */
 template <typename T, class Op>
 __device__ __forceinline__ void rs_spp_store(const rs_ndst<T> out, rs_u64 base, rs_u64 n, bool full,
-                                             const T (&x)[RS_COARSE_ITEMS], T before, int exclusive, T seed)
+                                             const T (&x)[RS_COARSE_ITEMS], T before, int exclusive, T seed,
+                                             bool last_tells)
 {
     T y[RS_COARSE_ITEMS];
     /* rs_pack2_of applies rs_out itself, to NaNs only (the one value it changes) */
@@ -265,7 +275,7 @@ __device__ __forceinline__ void rs_spp_store(const rs_ndst<T> out, rs_u64 base, 
         const T v = Op::combine(seed, exclusive ? (k == 0 ? before : x[k - 1]) : x[k]);
         y[k] = packed ? v : rs_out<Op>(v);
     }
-    rs_spp_put<T, Op>(out, base + (rs_u64)threadIdx.x * RS_COARSE_ITEMS, n, full, y);
+    rs_spp_put<T, Op>(out, base + (rs_u64)threadIdx.x * RS_COARSE_ITEMS, n, full, y, last_tells);
 }
 
 /* 16 bytes from global to shared memory without passing through registers (cp.async, sm_80 and later) */
@@ -409,6 +419,16 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPP_MIN_BLOCKS)
         }
         __syncthreads();
         if (inplace) __threadfence(); /* every S[j + q] is published before any of its input is overwritten */
+        /* Whether a thread's last output alone says if any of its 8 is a NaN (rs_spp_put). Inclusive, output k < 7
+         * is seed (+) (aux[t-1] (+) the fold up to k) but output 7 is seed (+) aux[t], phase 2's tree over the same
+         * values, so the claim needs a NaN that does not depend on the order: min and max (a NaN operand propagates)
+         * and float16 sums into float16 (init a float16 too), which cannot overflow float32 (|sum| <= (n + 1) x
+         * 65504): there a NaN means a NaN operand or +inf and -inf among the values, whatever the tree. bfloat16 sums
+         * can overflow and products can overflow or underflow, so aux[t-1] may be infinite where aux[t] is not
+         * (test_narrow's part 2c). Exclusive, output 7 is seed (+) (aux[t-1] (+) the fold up to 6), which holds every
+         * operand of the others. */
+        const bool last_tells = rs_type_info<T>::is_float && (Op::code == RS_MIN || Op::code == RS_MAX ||
+                                                              (Op::code == RS_SUM && in.kind == 0 && out.kind == 0));
         /* phase 3 and the stores: the sub-section folded again, the previous sub-section's total first */
 #pragma unroll
         for (unsigned q = 0; q < PER; q++) {
@@ -469,7 +489,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_SPP_MIN_BLOCKS)
                 }
                 x[ITEMS - 1] = aux[q][t];
                 rs_spp_store<T, Op>(out, base, n, full, *reinterpret_cast<const T(*)[RS_COARSE_ITEMS]>(x), before,
-                                    exclusive, p_l[q]);
+                                    exclusive, p_l[q], last_tells);
             }
         }
         __syncthreads();

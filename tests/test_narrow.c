@@ -262,6 +262,54 @@ static void full_tile_stores(void)
     }
 }
 
+/* ---- 2c. a NaN among a thread's outputs that its last output does not show ----
+ * The CUDA backend checks a full tile's 16-bit float outputs for NaN by the thread's last value alone where that
+ * is sound (min, max, float16 sums: scan_single_pass.cu, rs_spp_put). It is not for sums that can overflow float32
+ * or for products: in the coarsened order, output k < 7 of sub-section t is aux[t-1] (+) the fold up to k, and output
+ * 7 is aux[t], another tree over the same values. Here sub-sections 0 and 1 make aux[1] overflow to infinity, and
+ * sub-section 2 starts with the value that turns infinity into NaN (-inf for a bfloat16 sum, 0 for a float16
+ * product): outputs 16 .. 22 are NaN, while aux[2] = S0 (+) (S1 (+) S2) is -inf or 0. Each NaN must be the canonical
+ * one (the hardware's pair conversion would store its own), every output against h_scan_emulate's bits. */
+static void nan_not_last(void)
+{
+    enum { N = 2 * 2048 };
+    static uint16_t x[N], got[N], want[N];
+    for (int c = 0; c < 2; c++) {
+        const redscan_dtype dt = c == 0 ? REDSCAN_BFLOAT16 : REDSCAN_FLOAT16;
+        const redscan_op op = c == 0 ? REDSCAN_SUM : REDSCAN_PROD;
+        const uint16_t big = c == 0 ? 0x7f61u : 0x7bffu; /* about 3.0e38 / 65504 */
+        const uint16_t fill = c == 0 ? 0x0000u : 0x3c00u; /* the identity: 0 / 1.0 */
+        for (size_t i = 0; i < N; i++) x[i] = fill;
+        if (c == 0) { /* S0 = S1 = 3.0e38, S0 + S1 overflows, then -inf */
+            x[0] = x[8] = big;
+            x[16] = 0xff80u;
+        } else { /* S0 = S1 = 65504^5 (1.2e24), S0 S1 overflows, then 0 */
+            for (size_t i = 0; i < 5; i++) x[i] = x[8 + i] = big;
+            x[16] = 0x0000u;
+        }
+        for (int excl = 0; excl < 2; excl++) {
+            if (!h_case("NaN not at a thread's last output: %s %s, %s, n = %d", redscan_dtype_name(dt), ref_op_str(op),
+                        excl ? "exclusive (init: the identity)" : "inclusive", (int)N))
+                continue;
+            redscan_scan_desc sd = {op, dt, 0, excl, excl ? &fill : NULL, REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, 0};
+            memset(got, 0xa5, sizeof got);
+            if (!CHECK_OK(redscan_scan_host_ex(h_ctx, &sd, x, got, N), "scan")) continue;
+            h_scan_emulate(REDSCAN_BLOCK_AUTO, REDSCAN_GRID_AUTO, op, dt, dt, excl, excl ? &fill : NULL, x, want, N);
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < N; i++)
+                if (got[i] != want[i] && bad++ == 0) first = i;
+            CHECK(bad == 0, "%zu outputs differ from the documented order's bits (first at %zu: 0x%04x, want 0x%04x)",
+                  bad, first, got[first], want[first]);
+            /* the data does what it is for: inclusive, sub-section 2's outputs NaN but its last one (aux[2]);
+             * exclusive, its last one is aux[1] (+) the fold up to 6, NaN with outputs 17 .. 22 */
+            int shape = excl ? narrow_isnan(dt, want[23]) : !narrow_isnan(dt, want[23]);
+            for (size_t i = excl ? 17 : 16; i < 23; i++) shape &= narrow_isnan(dt, want[i]);
+            CHECK(shape, "expected outputs %d .. 22 NaN, 23 %s (23: 0x%04x)", excl ? 17 : 16, excl ? "too" : "not",
+                  want[23]);
+        }
+    }
+}
+
 /* ---- 3. the integer types ---- */
 /* (type, op, output: 0 same, 1 the 32-bit widening, 2 the 64-bit one, every algorithm?) */
 static const struct {
@@ -683,6 +731,7 @@ int main(void)
     if (h_shard(0)) all_patterns();
     if (h_shard(1)) rounding();
     if (h_shard(1)) full_tile_stores();
+    if (h_shard(1)) nan_not_last();
     if (h_shard(2)) integers();
     if (h_shard(3)) float_extremes();
     if (h_shard(4)) selection();
