@@ -641,6 +641,12 @@ int main(void)
             const size_t v = di + (size_t)op;
             opts o = {(int)(v % 2), (int)((v / 2) % 2), 0, 0, v % 4 == 0 ? 1 : 0};
             scan_case((redscan_op)op, dt, dt, LAY_MIXED, OFF_DTYPES[v % 4], 64, mixed_big, o);
+            /* scan by key of the same op x dtype (the same program: no build of its own), a key width each, its
+             * runs against the emulation (level 1 and up: the level-0 passes keep the fixed cases below) */
+            if (L >= 1) {
+                const opts ok = {(int)((v / 2) % 2), (int)(v % 2), (int)(v % 3 == 1), v % 5 == 0, 0};
+                bykey_case((redscan_op)op, dt, dt, KEY_DTYPES[v % 8], LAY_MIXED, 64, mixed_big, ok);
+            }
             if (L >= 1) {
                 o.exclusive = !o.exclusive;
                 o.init = !o.init;
@@ -654,6 +660,9 @@ int main(void)
                 if (L < 2 && (v + (size_t)w) % (L == 0 ? 4 : 2) != 0) continue;
                 const opts ow = {(int)(w % 2), 1, 0, 0, 0};
                 scan_case((redscan_op)op, dt, wide[w], LAY_MIXED, REDSCAN_INT64, 64, 3 * 2048 + 5, ow);
+                if (L >= 1) /* scan by key into the wider type, the same program */
+                    bykey_case((redscan_op)op, dt, wide[w], KEY_DTYPES[(v + (size_t)w + 3) % 8], LAY_MIXED, 64,
+                               3 * 2048 + 5, ow);
             }
         }
     }
