@@ -146,6 +146,15 @@ cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, c
  * by key) unique_keys[r] = keys[offsets[r]] in the keys' width; words: ceil(n / 2048) + 1 uint64 (the ticket counter
  * and a look-back slot per ticket of 4 tiles: the first ceil(n / 8192) + 1 are zeroed here); spins:
  * REDSCAN_SINGLE_PASS_SPINS. n > 0. */
+/* Scan by key in one pass for the exact operators (scan_by_key.cu): words (rs_cu_byk_exact_words(dtype, n) uint64:
+ * the ticket counter and a slot per tile) zeroed by cudaMemsetAsync, then byk_scan_exact, a block per tile of 4096
+ * (4-byte dtype) or 2048 (8-byte) positions (the tiles < 2^31). dtype == out_dtype: INT32 .. UINT64 with any op,
+ * FLOAT32 / FLOAT64 with min or max (rs_byk_exact); init: one value of dtype; spins: REDSCAN_SINGLE_PASS_SPINS;
+ * in may be out. n > 0. */
+unsigned long long rs_cu_byk_exact_words(int dtype, unsigned long long n);
+cudaError_t rs_cu_byk_exact(int dtype, int op, int exclusive, const void *init, int kkind, const void *keys,
+                            const void *in, void *out, unsigned long long n, void *words, unsigned spins,
+                            cudaStream_t stream);
 cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets, void *words,
                               void *runs, void *unique_keys, unsigned spins, cudaStream_t stream);
 /* A segmented reduction (segmented.cu): the queue's count zeroed, seg_short, seg_medium, then when levels > 1

@@ -135,7 +135,7 @@ redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, i
 redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
                                       redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out);
 redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
-                                  void *in, void *out, size_t n, int wait_ok);
+                                   void *in, void *out, size_t n, int wait_ok, int path);
 redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
                                      void *in, size_t n, void *unique_keys, void *aggregates, void *runs,
                                      uint64_t *runs_host);

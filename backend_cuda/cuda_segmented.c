@@ -230,13 +230,15 @@ size_t rs_cuda_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n)
     return rs_cuda_split_total(5, bytes); /* the segmented scan's two parts alone are less */
 }
 
-/* Scan by key: the runs' offsets made on the device (rs_cu_byk_offsets) in scratch part 0, then the segmented scan's
+/* Scan by key. The exact operators (path AUTO or ONE_PASS, rs_byk_path): byk_scan_exact alone, one pass over keys,
+ * values and output, the same for both forms (no run count). Otherwise (path RUNS): the runs' offsets made on the
+ * device (rs_cu_byk_offsets) in scratch part 0, then the segmented scan's
  * kernels over them, as rs_ocl_scan_by_key. Blocking form: the run count R read back (one 8-byte copy), the kernels
  * over R segments. _async form: the grids sized for n segments (R is not known here), the kernels reading R from the
  * device (part 2) and doing nothing past it; only offsets[0 .. R] exist. The fault word is zeroed (the kernels read
  * it); no seg_check: the offsets are valid by construction. */
 redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
-                                   void *in, void *out, size_t n, int wait_ok)
+                                   void *in, void *out, size_t n, int wait_ok, int path)
 {
     RS_CUDA_TRY(rs_cuda_use(ctx));
     rs_cuda *c = rs_cuda_of(ctx);
@@ -246,8 +248,17 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
     size_t bytes[5];
     void *part[5] = {NULL, NULL, NULL, NULL, NULL};
     unsigned *flags = NULL, spins;
-    rs_byk_scan_parts(n, bytes);
     RS_CUDA_TRY(rs_seg_scan_opts(ctx, &spins));
+    /* the exact operators: one pass over keys, values and output (AUTO and ONE_PASS alike; tiles < 2^31, a grid) */
+    if (path != RS_BYK_RUNS && n < (1ull << 31) * 2048) {
+        const size_t words = (size_t)rs_cu_byk_exact_words((int)req->dtype, n) * 8;
+        RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 1, &words, part));
+        return rs_seg_launched(ctx,
+                               rs_cu_byk_exact((int)req->dtype, (int)req->op, req->exclusive, req->init.bytes,
+                                               (int)key_dtype, keys, in, out, n, part[0], spins, c->stream),
+                               "byk_scan_exact");
+    }
+    rs_byk_scan_parts(n, bytes);
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 5, bytes, part));
     RS_CUDA_TRY(rs_seg_launched(
         ctx, rs_cu_byk_offsets((int)key_dtype, keys, n, part[0], part[1], part[2], NULL, spins, c->stream),

@@ -49,6 +49,7 @@ typedef enum {
     RS_OCL_PROG_SEGMENTED,        /* segmented reduction: seg_check, seg_short, seg_medium, seg_tiles_in (_t) */
     RS_OCL_PROG_SEGMENTED_ARGEXT, /* segmented argmin / argmax: the reduction's kernels over (value, index) pairs */
     RS_OCL_PROG_SEGMENTED_SCAN,   /* segmented scan: seg_check, seg_scan_totals, _groups, _chain, _out */
+    RS_OCL_PROG_SCAN_BY_KEY,      /* scan by key in one pass, the exact operators: byk_exact_zero, byk_scan_exact */
     RS_OCL_PROG_COUNT
 } rs_ocl_family;
 
@@ -173,7 +174,7 @@ redscan_status rs_ocl_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, in
 redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
                                      redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out);
 redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
-                                  void *in, void *out, size_t n, int wait_ok);
+                                  void *in, void *out, size_t n, int wait_ok, int path);
 redscan_status rs_ocl_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req, redscan_dtype key_dtype, void *keys,
                                     void *in, size_t n, void *unique_keys, void *aggregates, void *runs,
                                     uint64_t *runs_host);

@@ -76,8 +76,14 @@ static const rs_ocl_family_info rs_ocl_families[RS_OCL_PROG_COUNT] = {
     /* segmented scans (and scan by key) of one (dtype, out dtype, op): seg_check from segmented.cl, the coarsened
      * block scan, the section loads / stores of the scans and the single-pass look-back (lookback.clh) */
     [RS_OCL_PROG_SEGMENTED_SCAN] = {"segmented_scan",
-                                    {RS_SCAN_FILES("scan_coarsened.clh"), "lookback.clh", "segmented.cl", "segmented_scan.cl"},
+                                    {RS_SCAN_FILES("scan_coarsened.clh"), "lookback.clh", "segmented.cl", "keys.clh",
+                                     "segmented_scan.cl"},
                                     " -DRS_SEG_SCAN=1 -DRS_SCAN_BLOCK_COARSE=1"},
+    /* scan by key in one pass of one exact (dtype, op): the look-back's slots and the keys' heads, nothing of the
+     * segmented scan (a scan by key of an exact operator builds this program alone) */
+    [RS_OCL_PROG_SCAN_BY_KEY] = {"scan_by_key",
+                                 {RS_SCAN_FILES("scan_coarsened.clh"), "lookback.clh", "keys.clh", "scan_by_key.cl"},
+                                 " -DRS_SCAN_BLOCK_COARSE=1"},
 };
 
 const char *rs_ocl_family_name(rs_ocl_family family)

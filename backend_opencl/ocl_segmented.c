@@ -508,9 +508,67 @@ void rs_ocl_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need)
  * it). wait_ok (the blocking form): the run count R is read back (one 8-byte read) and the kernels run over R
  * segments; else (_async) their grids are sized for n segments (R is not known here) and they read R from slot 6,
  * doing nothing past it. */
-redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
-                                  void *in, void *out, size_t n, int wait_ok)
+/* Scan by key in one pass, the exact operators (scan_by_key.cl): byk_exact_zero clears the ticket counter and the
+ * slots (16 + tiles words, twice the slots for 8-byte T), then byk_scan_exact runs a group per tile of 4096 (4-byte
+ * T) or 2048 (8-byte T) positions. *done = 0 (nothing enqueued) when the program lacks the kernel (a compiler
+ * without 64-bit atomics although the device lists them): the caller takes the runs' path. */
+static redscan_status rs_byk_exact_pass(redscan_ctx *ctx, const rs_scan_req *req, cl_uint kkind, cl_mem keys,
+                                        cl_mem in, cl_mem out, cl_ulong N, cl_uint spins, int *done)
 {
+    *done = 0;
+    rs_ocl *o = rs_ocl_of(ctx);
+    cl_program program;
+    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SCAN_BY_KEY, req->dtype, req->out_dtype, req->op, &program));
+    cl_kernel ks = NULL, kz = NULL;
+    redscan_status st = rs_ocl_kernel_opt(ctx, program, "byk_scan_exact", &ks);
+    if (st != REDSCAN_OK || !ks) return st;
+    const size_t tsize = redscan_dtype_size(req->dtype);
+    const cl_ulong tile = RS_GROUP * (tsize == 8 ? 8 : 16), tiles = rs_div_up(N, tile);
+    const cl_ulong count = RS_SS_SLOT_BASE + tiles * (tsize == 8 ? 2 : 1);
+    const size_t bytes = (size_t)count * 8;
+    const cl_int exclusive = req->exclusive, inplace = in == out;
+    cl_mem words = NULL;
+    st = rs_ocl_kernel(ctx, program, "byk_exact_zero", &kz);
+    if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, 1, &bytes, &words);
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof count};
+        const void *values[] = {&words, &count};
+        st = rs_set_args(ctx, kz, "byk_exact_zero", 2, sizes, values);
+        if (st == REDSCAN_OK)
+            st = rs_ocl_launch(ctx, kz, rs_ocl_groups_for(o, rs_div_up(count, RS_GROUP)), "byk_exact_zero");
+    }
+    if (st == REDSCAN_OK) { /* a group per tile, in ticket order */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
+                                sizeof N,       sizeof tiles, sizeof exclusive, tsize,        sizeof spins,
+                                sizeof inplace};
+        const void *values[] = {&keys, &kkind, &in, &out, &words, &N, &tiles, &exclusive, req->init.bytes, &spins,
+                                &inplace};
+        st = rs_set_args(ctx, ks, "byk_scan_exact", 11, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, ks, (size_t)tiles, "byk_scan_exact");
+    }
+    if (words) clReleaseMemObject(words);
+    if (kz) clReleaseKernel(kz);
+    clReleaseKernel(ks);
+    *done = st == REDSCAN_OK;
+    return st;
+}
+
+redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
+                                  void *in, void *out, size_t n, int wait_ok, int path)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    /* the exact operators in one pass: on GPUs with 64-bit atomics (AUTO, as the AUTO scan's single_pass), and
+     * wherever those atomics are when the knob asks for it (ONE_PASS); CPU devices keep the runs' path, whose
+     * programs the other segmented calls build anyway */
+    const int cpu_device = (o->device_type & CL_DEVICE_TYPE_CPU) != 0;
+    if (rs_ocl_single_pass_available(o) && (path == RS_BYK_ONE_PASS || (path == RS_BYK_AUTO && !cpu_device))) {
+        cl_uint spins = 0;
+        int done = 0;
+        RS_OCL_TRY(rs_single_pass_spins(ctx, &spins));
+        RS_OCL_TRY(rs_byk_exact_pass(ctx, req, (cl_uint)key_dtype, (cl_mem)keys, (cl_mem)in, (cl_mem)out, n, spins,
+                                     &done));
+        if (done) return REDSCAN_OK;
+    }
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, req->dtype, req->out_dtype, req->op, &program));
     const cl_ulong N = n;

@@ -475,59 +475,7 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_scan_singl
  * key: rs_seg_live), so offsets[0 .. R] are all that is ever written or read.
  * Keys are read by a kernel argument kkind (any integer redscan_dtype), compared as bits of their width. All counts
  * are integers: exact, whatever the order. */
-inline ulong rs_key(global const void *k, uint kkind, ulong i)
-{
-    if (kkind == RS_INT8 || kkind == RS_UINT8) return ((global const uchar *)k)[i];
-    if (kkind == RS_INT16 || kkind == RS_UINT16) return ((global const ushort *)k)[i];
-    if (kkind == RS_INT32 || kkind == RS_UINT32) return ((global const uint *)k)[i];
-    return ((global const ulong *)k)[i];
-}
-
-/* k[i] = v in the keys' width (v: a key's bits as rs_key reads them, zero-extended) */
-inline void rs_key_put(global void *k, uint kkind, ulong i, ulong v)
-{
-    if (kkind == RS_INT8 || kkind == RS_UINT8) ((global uchar *)k)[i] = (uchar)v;
-    else if (kkind == RS_INT16 || kkind == RS_UINT16) ((global ushort *)k)[i] = (ushort)v;
-    else if (kkind == RS_INT32 || kkind == RS_UINT32) ((global uint *)k)[i] = (uint)v;
-    else ((global ulong *)k)[i] = v;
-}
-
-/* The head mask of positions first .. first + 7 (bit k: first + k is a head). A work-item's 8 keys are read as one
- * vector of their width (vload8: the scalar's alignment only), the key before them as one scalar (mostly a cache
- * hit: the previous work-item's line); only a tile's last work-items past n take the bounded scalar path. */
-#define RS_BYK_UNPACK8(v, k)                                                                                          \
-    do {                                                                                                             \
-        k[0] = v.s0; k[1] = v.s1; k[2] = v.s2; k[3] = v.s3; k[4] = v.s4; k[5] = v.s5; k[6] = v.s6; k[7] = v.s7;     \
-    } while (0)
-
-inline uint rs_byk_heads(global const void *keys, uint kkind, ulong n, ulong first)
-{
-    uint m = 0;
-    if (first + RS_COARSE_ITEMS > n) {
-        for (uint k = 0; k < RS_COARSE_ITEMS; k++) {
-            const ulong i = first + k;
-            if (i < n && (i == 0 || rs_key(keys, kkind, i) != rs_key(keys, kkind, i - 1))) m |= 1u << k;
-        }
-        return m;
-    }
-    ulong k[RS_COARSE_ITEMS];
-    if (kkind == RS_INT8 || kkind == RS_UINT8) {
-        const uchar8 v = vload8(0, (global const uchar *)keys + first);
-        RS_BYK_UNPACK8(v, k);
-    } else if (kkind == RS_INT16 || kkind == RS_UINT16) {
-        const ushort8 v = vload8(0, (global const ushort *)keys + first);
-        RS_BYK_UNPACK8(v, k);
-    } else if (kkind == RS_INT32 || kkind == RS_UINT32) {
-        const uint8 v = vload8(0, (global const uint *)keys + first);
-        RS_BYK_UNPACK8(v, k);
-    } else {
-        const ulong8 v = vload8(0, (global const ulong *)keys + first);
-        RS_BYK_UNPACK8(v, k);
-    }
-    m = first == 0 || k[0] != rs_key(keys, kkind, first - 1) ? 1u : 0u;
-    for (uint j = 1; j < RS_COARSE_ITEMS; j++) m |= k[j] != k[j - 1] ? 1u << j : 0u;
-    return m;
-}
+/* rs_key, rs_key_put and rs_byk_heads: keys.clh */
 
 /* This group's share of the nb tiles: [*b0, *b1), contiguous, the first nb % G groups one tile more (byk_count and
  * byk_scatter split the same way, so cnt[g] and pre[g] are the heads of the same tiles). */

@@ -19,12 +19,13 @@
  *                    past the end; blocking and _async)
  *   scan by key      every key dtype (int8 .. uint64), runs from the layouts above (keys that wrap, equal keys in
  *                    runs that are not adjacent), blocking / _async (R read on the device), in place, a widening;
- *                    its errors (keys shorter than n, float keys, out == keys, ...)
+ *                    its errors (keys shorter than n, float keys, out == keys, ...); the exact operators on both
+ *                    paths (REDSCAN_SCAN_BY_KEY_PATH=one_pass and runs), the same bits
  *   workspace        the _async forms after redscan_reserve in a fresh context: scan by key with R << n and R = n,
  *                    a segmented scan over 2n segments; in fault-injection builds, no allocation (workspace_case)
  *   modes            the chunk path's look-back forced to its slow path (REDSCAN_SINGLE_PASS_SPINS=0 and 1) and
- *                    OpenCL's multi-pass path (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass): the same bits; the knobs'
- *                    bad values in `errors` */
+ *                    OpenCL's multi-pass path (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass): the same bits, also for
+ *                    the one-pass scan by key's look-back; the knobs' bad values in `errors` */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -519,6 +520,16 @@ static void bykey_errors(void)
         expect(redscan_scan_by_key_async(h_ctx, &e, REDSCAN_INT16, kb, in, out, 6), BAD, "async widened out small",
                "out");
     }
+    { /* the path knob: a bad value is refused naming the variable, whatever the op, before anything is written */
+        char *saved = h_env_swap("REDSCAN_SCAN_BY_KEY_PATH", "fast");
+        expect(redscan_scan_by_key(h_ctx, &d, REDSCAN_INT16, kb, in, out, 6), BAD, "bad path knob",
+               "REDSCAN_SCAN_BY_KEY_PATH");
+        redscan_scan_desc e = d;
+        e.dtype = REDSCAN_FLOAT32; /* float sums always take the runs' path */
+        expect(redscan_scan_by_key_async(h_ctx, &e, REDSCAN_INT16, kb, in, out, 6), BAD, "bad path knob, float sum",
+               "REDSCAN_SCAN_BY_KEY_PATH");
+        h_env_restore("REDSCAN_SCAN_BY_KEY_PATH", saved);
+    }
     if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 24), "read")) CHECK_MEM(back, fill, 24, "the output");
     CHECK_OK(redscan_scan_by_key(h_ctx, &d, REDSCAN_INT16, kb, in, out, 0), "n = 0");
     if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 24), "read")) CHECK_MEM(back, fill, 24, "n = 0: the output");
@@ -709,6 +720,35 @@ int main(void)
     workspace_case();
     printf("scan by key: %.1f s\n", h_now() - t0);
 
+    /* scan by key's two paths for the exact operators (REDSCAN_SCAN_BY_KEY_PATH; docs/ALGORITHMS.md "Scan by key"):
+     * the one-pass kernel, which CUDA and OpenCL GPUs take by default and OpenCL CPU devices only when asked, and the
+     * runs' offsets with the segmented scan. Both must give the rule's bits. A run across many tiles (the look-back
+     * over AGGs), 8-byte slots, runs of one, the tile edges, every op; PoCL builds one program per row. */
+    t0 = h_now();
+    {
+        static const struct {
+            redscan_op op;
+            redscan_dtype dt, kdt;
+            layout lay;
+        } px[] = {{REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, LAY_HUGE},
+                  {REDSCAN_MAX, REDSCAN_UINT64, REDSCAN_INT64, LAY_POWER},
+                  {REDSCAN_MIN, REDSCAN_FLOAT32, REDSCAN_UINT8, LAY_ONES},
+                  {REDSCAN_PROD, REDSCAN_INT64, REDSCAN_UINT16, LAY_SHORT},
+                  {REDSCAN_MAX, REDSCAN_FLOAT64, REDSCAN_INT32, LAY_UNIFORM}};
+        static const char *const paths[] = {"one_pass", "runs"};
+        for (size_t p = 0; p < 2; p++) {
+            char *saved = h_env_swap("REDSCAN_SCAN_BY_KEY_PATH", paths[p]);
+            printf("path REDSCAN_SCAN_BY_KEY_PATH=%s\n", paths[p]);
+            for (size_t i = 0; i < sizeof px / sizeof px[0]; i++) {
+                if (!usable(px[i].dt)) continue;
+                const opts o = {(int)(i % 2), (int)((i / 2) % 2), i == 2, i == 3, 0};
+                bykey_case(px[i].op, px[i].dt, px[i].dt, px[i].kdt, px[i].lay, cap / 4, big, o);
+            }
+            h_env_restore("REDSCAN_SCAN_BY_KEY_PATH", saved);
+        }
+    }
+    printf("scan by key paths: %.1f s\n", h_now() - t0);
+
     /* the chunk path's other modes, the same bits: the look-back's slow path alone (spins = 0: every prefix value
      * computed from the input by the waiting group) and mixed with published values (spins = 1), and OpenCL's
      * multi-pass path (devices without 64-bit atomics) */
@@ -723,6 +763,13 @@ int main(void)
         scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_POWER, REDSCAN_INT64, cap / 4, 70000, o3);
         const opts ok = {0, 1, 0, 1, 0};
         bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_INT32, LAY_HUGE, 4, 5 * 2048 * 32 + 3, ok);
+        /* the one-pass kernel's look-back: every empty slot computed from the input (spins = 0: a run over 80 tiles
+         * computes them all again for each tile) or some of them (spins = 1) */
+        char *saved_path = h_env_swap("REDSCAN_SCAN_BY_KEY_PATH", "one_pass");
+        const opts oi = {1, 1, 1, 0, 0};
+        bykey_case(REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_INT32, LAY_HUGE, 4, 5 * 2048 * 32 + 3, ok);
+        bykey_case(REDSCAN_MAX, REDSCAN_UINT64, REDSCAN_UINT64, REDSCAN_INT64, LAY_POWER, cap / 4, 70000, oi);
+        h_env_restore("REDSCAN_SCAN_BY_KEY_PATH", saved_path);
         h_env_restore(h_lookback_modes[m].var, saved);
     }
     printf("modes: %.1f s\n", h_now() - t0);

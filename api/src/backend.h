@@ -100,9 +100,11 @@ typedef struct rs_backend_ops {
     redscan_status (*segmented_scan)(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
                                      redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out);
     /* Scan by key: runs of equal adjacent keys (key_dtype: an integer type; n keys) scanned as segments, n >= 1.
-     * wait_ok: the blocking form, which may wait for the device once (to read the run count). */
+     * wait_ok: the blocking form, which may wait for the device once (to read the run count). path (rs_byk_path):
+     * RS_BYK_RUNS, the runs' offsets and the segmented scan; RS_BYK_ONE_PASS, the one-pass kernel of the exact
+     * operators; RS_BYK_AUTO, the backend's choice between the two (an exact operator). */
     redscan_status (*scan_by_key)(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
-                                  void *in, void *out, size_t n, int wait_ok);
+                                  void *in, void *out, size_t n, int wait_ok, int path);
     /* Scan parts (api/src/scan_parts.c; docs/ALGORITHMS.md, "Scan parts"): the AUTO scan's two passes over
      * in + in_off (element offsets, checked by the core), always the coarsened block (SECTION REDSCAN_SCAN_SECTION);
      * req->block / grid / init are not used. n >= 1. Both only enqueue.
@@ -270,6 +272,18 @@ redscan_status rs_single_pass_per(redscan_ctx *ctx, uint64_t tiles, uint64_t gro
  * the backend otherwise runs only without 64-bit atomics; a testing knob), "single_pass" -> 0. Anything else is
  * INVALID_ARGUMENT with a message. */
 redscan_status rs_seg_scan_path(redscan_ctx *ctx, int *multi);
+
+/* Scan by key's path (segmented.c, docs/ALGORITHMS.md "Scan by key"). The one-pass kernel is for the exact
+ * operators alone, where every order of combination gives the same bits: dtype == out_dtype, and an integer dtype of
+ * 32 or 64 bits under any op, or float32 / float64 under min or max (rs_byk_exact). REDSCAN_SCAN_BY_KEY_PATH, read at
+ * every scan by key: unset or "auto" -> RS_BYK_AUTO where exact, "one_pass" -> RS_BYK_ONE_PASS where exact (a testing
+ * knob: OpenCL CPU devices run it only then), "runs" -> RS_BYK_RUNS; a request that is not exact is RS_BYK_RUNS
+ * whatever the knob says. Anything else is INVALID_ARGUMENT with a message. */
+#define RS_BYK_RUNS 0
+#define RS_BYK_ONE_PASS 1
+#define RS_BYK_AUTO 2
+int rs_byk_exact(const rs_scan_req *req);
+redscan_status rs_byk_path(redscan_ctx *ctx, const rs_scan_req *req, int *path);
 
 /* Backend tables; a backend compiled out still provides a table whose probe/init report
  * REDSCAN_ERR_BACKEND_UNAVAILABLE with the reason. */

@@ -278,6 +278,36 @@ redscan_status rs_seg_scan_path(redscan_ctx *ctx, int *multi)
                         v);
 }
 
+int rs_byk_exact(const rs_scan_req *req)
+{
+    if (req->dtype != req->out_dtype) return 0;
+    switch (req->dtype) {
+    case REDSCAN_INT32: case REDSCAN_UINT32: case REDSCAN_INT64: case REDSCAN_UINT64: return 1;
+    case REDSCAN_FLOAT32: case REDSCAN_FLOAT64: return req->op == REDSCAN_MIN || req->op == REDSCAN_MAX;
+    default: return 0;
+    }
+}
+
+redscan_status rs_byk_path(redscan_ctx *ctx, const rs_scan_req *req, int *path)
+{
+    const char *v = getenv("REDSCAN_SCAN_BY_KEY_PATH");
+    const int exact = rs_byk_exact(req);
+    if (!v || !*v || strcmp(v, "auto") == 0) {
+        *path = exact ? RS_BYK_AUTO : RS_BYK_RUNS;
+    } else if (strcmp(v, "one_pass") == 0) {
+        *path = exact ? RS_BYK_ONE_PASS : RS_BYK_RUNS;
+    } else if (strcmp(v, "runs") == 0) {
+        *path = RS_BYK_RUNS;
+    } else {
+        return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
+                            "scan by key: REDSCAN_SCAN_BY_KEY_PATH=\"%s\" is not one of auto, one_pass, runs (a testing "
+                            "knob: one_pass forces the one-pass kernel of the exact operators, runs the runs' offsets "
+                            "and the segmented scan)",
+                            v);
+    }
+    return REDSCAN_OK;
+}
+
 static redscan_status check_scan_desc(redscan_ctx *ctx, const char *fn, const redscan_scan_desc *desc,
                                       rs_scan_req *req)
 {
@@ -413,10 +443,13 @@ static redscan_status scan_by_key(redscan_ctx *ctx, const char *fn, int async, c
                             "%s: arguments 'in' and 'out' are the same buffer, which needs out_dtype == dtype", fn);
     if (!ctx->ops->scan_by_key)
         return rs_set_error(ctx, REDSCAN_ERR_UNSUPPORTED, "%s: the %s backend has no scan by key", fn, ctx->ops->name);
+    int path;
+    RS_TRY(rs_byk_path(ctx, &req, &path));
     if (n == 0) return REDSCAN_OK;
-    if (async) return ctx->ops->scan_by_key(ctx, &req, key_dtype, keys->handle, in->handle, out->handle, n, 0);
+    if (async) return ctx->ops->scan_by_key(ctx, &req, key_dtype, keys->handle, in->handle, out->handle, n, 0, path);
     RS_TRY(rs_time_begin(ctx));
-    redscan_status st = ctx->ops->scan_by_key(ctx, &req, key_dtype, keys->handle, in->handle, out->handle, n, 1);
+    redscan_status st =
+        ctx->ops->scan_by_key(ctx, &req, key_dtype, keys->handle, in->handle, out->handle, n, 1, path);
     if (st == REDSCAN_OK)
         st = ctx->ops->synchronize(ctx, 0);
     else
