@@ -298,9 +298,13 @@ static void store_offsets_raw(redscan_dtype od, unsigned char *raw, const uint64
 /* The runs' offsets by pass (scan / reduce by key below): 0, 1 the default (byk_single), blocking and _async; 2
  * its look-back recounting every ticket (4 tiles of 2048) before from the keys (spins 0); 3 the three-kernel path of devices without
  * 64-bit atomics (multi_pass, which also takes the scan's multi-pass chunk kernels). */
+/* passes 4 and 5: the one-pass kernel of the exact operators (byk_exact_zero, byk_scan_exact), which OpenCL CPU
+ * devices run only when asked */
+static const h_mode byk_one_pass = {"REDSCAN_SCAN_BY_KEY_PATH", "one_pass", 0};
+
 static const h_mode *byk_mode(int pass)
 {
-    return pass == 2 ? &h_lookback_modes[0] : pass == 3 ? &h_lookback_modes[2] : NULL;
+    return pass == 2 ? &h_lookback_modes[0] : pass == 3 ? &h_lookback_modes[2] : pass >= 4 ? &byk_one_pass : NULL;
 }
 
 static void segmented(void)
@@ -434,9 +438,9 @@ static void segmented(void)
     /* scan by key (byk_single, then the scan kernels): the same segments, empty ones left out, as runs of int16
      * keys (equal keys recur in runs that are not adjacent), blocking (inclusive) and _async (exclusive, the kernels
      * reading the run count on the device); then the offsets' other paths (byk_mode): byk_single's recounts alone
-     * (spins 0) and the three-kernel path with the multi-pass chunk kernels (byk_count, byk_prefix, byk_scatter,
-     * seg_scan_totals .. _out) */
-    for (int pass = 0; pass < 4; pass++) {
+     * (spins 0), the three-kernel path with the multi-pass chunk kernels (byk_count, byk_prefix, byk_scatter,
+     * seg_scan_totals .. _out), and the one-pass kernel (int32 sums are exact: byk_scan_exact, blocking and _async) */
+    for (int pass = 0; pass < 6; pass++) {
         const int async = pass % 2;
         const h_mode *mode = byk_mode(pass);
         char label[64] = "", *saved = NULL;
