@@ -26,18 +26,21 @@
 #include "keys.cuh"
 #include "lookback.cuh"
 
-/* Values per thread: 64 bytes of values and of 4-byte keys in flight per thread */
+/* Values per thread: 64 bytes of values and of 4-byte keys in flight per thread. Blocks per SM ptxas compiles for,
+ * 4-byte types: 4 (64 registers, 4 bytes spilled). int32 sum by key at 2^28 against CUB's InclusiveSumByKey, H100 /
+ * H200 (docs/PERFORMANCE.md, "Scan by key in one pass for the exact operators"): 4 blocks 0.97-1.01 / 0.99-1.04,
+ * 5 blocks (48 registers, 100 bytes spilled) 0.92-0.93 / 0.99-1.03, 3 blocks 0.89-0.95 on the H100, ptxas's own
+ * choice (73-77 registers) 0.74-0.81 on the H200; 8 values per thread at 4 or 6 blocks 0.81-0.91 on the H100.
+ * Streaming loads and stores (__ldcs / __stcs) were slower. 8-byte types: ptxas's choice. The macros let a build
+ * try other values. */
 #ifndef RS_BYKX_ITEMS4
 #define RS_BYKX_ITEMS4 16u
 #endif
 #ifndef RS_BYKX_MIN_BLOCKS
-#define RS_BYKX_MIN_BLOCKS 5
+#define RS_BYKX_MIN_BLOCKS 4
 #endif
 #ifndef RS_BYKX_MIN_BLOCKS8
 #define RS_BYKX_MIN_BLOCKS8 1
-#endif
-#ifndef RS_BYKX_CS
-#define RS_BYKX_CS 0
 #endif
 template <typename T> struct rs_bykx_items {
     static const unsigned value = sizeof(T) == 4 ? RS_BYKX_ITEMS4 : 8u;
@@ -165,11 +168,7 @@ __device__ __forceinline__ unsigned rs_bykx_load(const void *keys, int kkind, co
         const uint4 *p = reinterpret_cast<const uint4 *>(in + first);
 #pragma unroll
         for (unsigned q = 0; q < ITEMS * sizeof(T) / 16; q++) {
-#if RS_BYKX_CS
-            const uint4 r = __ldcs(p + q);
-#else
             const uint4 r = p[q];
-#endif
             memcpy(&x[q * (16 / sizeof(T))], &r, 16);
         }
         return m;
@@ -249,11 +248,7 @@ __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
         for (unsigned q = 0; q < ITEMS * sizeof(T) / 16; q++) {
             uint4 w;
             memcpy(&w, &x[q * (16 / sizeof(T))], 16);
-#if RS_BYKX_CS
-            __stcs(p + q, w);
-#else
             p[q] = w;
-#endif
         }
     } else {
 #pragma unroll
