@@ -57,7 +57,8 @@ template <typename T, class Op> __device__ __forceinline__ void rs_bykx_join(boo
     f = f || f2;
 }
 
-/* The pair of a warp's 32 pairs, on every lane (exact: the order is free) */
+/* Lane l's inclusive pair over lanes 0 .. l: a Kogge-Stone by up-shuffles, each step joining the earlier pair first
+ * (min / max are associative but not commutative, so the lanes' order is kept) */
 template <typename T, class Op> __device__ __forceinline__ void rs_bykx_warp_inclusive(bool &f, T &v)
 {
     const unsigned lane = threadIdx.x & 31u;
