@@ -503,11 +503,6 @@ void rs_ocl_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need)
         if (bytes[i] > need[i]) need[i] = bytes[i];
 }
 
-/* Scan by key: rs_byk_offsets makes the runs' offsets (UINT64) in scratch slot 3; then the segmented scan's kernels
- * (no seg_check: the offsets are valid by construction; the fault word is zeroed all the same, since the kernels read
- * it). wait_ok (the blocking form): the run count R is read back (one 8-byte read) and the kernels run over R
- * segments; else (_async) their grids are sized for n segments (R is not known here) and they read R from slot 6,
- * doing nothing past it. */
 /* Scan by key in one pass, the exact operators (scan_by_key.cl): byk_exact_zero clears the ticket counter and the
  * slots (16 + tiles words, twice the slots for 8-byte T), then byk_scan_exact runs a group per tile of 4096 (4-byte
  * T) or 2048 (8-byte T) positions. *done = 0 (nothing enqueued) when the program lacks the kernel (a compiler
@@ -553,6 +548,12 @@ static redscan_status rs_byk_exact_pass(redscan_ctx *ctx, const rs_scan_req *req
     return st;
 }
 
+/* Scan by key. The exact operators on GPUs with 64-bit atomics (path AUTO), or wherever those atomics are (path
+ * ONE_PASS): rs_byk_exact_pass. Otherwise rs_byk_offsets makes the runs' offsets (UINT64) in scratch slot 3; then
+ * the segmented scan's kernels (no seg_check: the offsets are valid by construction; the fault word is zeroed all the
+ * same, since the kernels read it). wait_ok (the blocking form): the run count R is read back (one 8-byte read) and the kernels run over R
+ * segments; else (_async) their grids are sized for n segments (R is not known here) and they read R from slot 6,
+ * doing nothing past it. */
 redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
                                   void *in, void *out, size_t n, int wait_ok, int path)
 {
