@@ -5,7 +5,8 @@
 // than twice the time of an unsegmented one over the same bytes). Not part of the CMake build:
 // bench/segmented-compare.sh compiles it on a GPU machine against the toolkit's CUB and libredscan.
 //
-//   segmented_compare N [reps [parts]]   (parts: any of r, k, s, the three parts below; all by default) prints,
+//   segmented_compare N [reps [parts]]   (parts: any of r, k, s, the three parts below; all by default;
+//   SEGMENTED_COMPARE_DISTS=name,name,... runs only those distributions, e.g. under a profiler) prints,
 //   for each segment-length distribution, one row per (type, op, implementation):
 //     dist type op impl median_ms GB/s x_copy [x_cub [x_flat]]
 //   GB/s counts the bytes the operation must read: the n input elements and the num_segments + 1 offsets (the
@@ -754,7 +755,7 @@ int main(int argc, char **argv)
     }
     const bool off64 = n >= (size_t)INT32_MAX; // offsets up to n must fit
     const size_t osz = off64 ? 8 : 4;
-    const std::vector<Dist> dists = make_dists(n);
+    std::vector<Dist> dists = make_dists(n);
     size_t smax = 1;
     for (const Dist &d : dists) smax = std::max(smax, d.off.size() - 1);
     if (smax > (size_t)INT32_MAX) { // CUB's num_segments is an int in the older toolkits
@@ -809,6 +810,13 @@ int main(int argc, char **argv)
 
     std::printf("%s, CUB %d.%d.%d; n = %zu, %d reps, median; GB/s = (input + offsets bytes) / time\n", prop.name,
                 CUB_VERSION / 100000, CUB_VERSION / 100 % 1000, CUB_VERSION % 100, n, g_reps);
+    if (const char *only = std::getenv("SEGMENTED_COMPARE_DISTS")) { // a comma-separated list of names
+        const std::string list = std::string(",") + only + ",";
+        std::vector<Dist> kept;
+        for (Dist &d : dists)
+            if (list.find("," + d.name + ",") != std::string::npos) kept.push_back(std::move(d));
+        dists.swap(kept);
+    }
     for (const Dist &d : dists) {
         if (!std::strchr(parts, 'r')) break;
         describe(d, n, off64 ? "int64" : "int32");

@@ -27,20 +27,28 @@
 #include "lookback.cuh"
 
 /* Values per thread: 64 bytes of values and of 4-byte keys in flight per thread. Blocks per SM ptxas compiles for,
- * 4-byte types: 4 (64 registers, 4 bytes spilled). int32 sum by key at 2^28 against CUB's InclusiveSumByKey, H100 /
- * H200 (docs/PERFORMANCE.md, "Scan by key in one pass for the exact operators"): 4 blocks 0.97-1.01 / 0.99-1.04,
- * 5 blocks (48 registers, 100 bytes spilled) 0.92-0.93 / 0.99-1.03, 3 blocks 0.89-0.95 on the H100, ptxas's own
- * choice (73-77 registers) 0.74-0.81 on the H200; 8 values per thread at 4 or 6 blocks 0.81-0.91 on the H100.
- * Streaming loads and stores (__ldcs / __stcs) were slower. 8-byte types: ptxas's choice. The macros let a build
- * try other values. */
+ * 4-byte types: 5 (48 registers, 80 bytes spilled) with the whole-warp loads below. int32 sum by key against CUB's
+ * InclusiveSumByKey, H100 (docs/PERFORMANCE.md, "Scan by key in one pass for the exact operators" and "Scan by key:
+ * whole-warp loads"): whole-warp loads at 5 blocks 0.98-1.01 at 2^28, 0.98-1.02 at 2^26; at 4 blocks 0.91-1.11, by
+ * the runs' lengths; each thread's own loads at 4 blocks (64 registers) 0.97-1.01 at 2^28, 0.94-1.01 at 2^26, at 5
+ * blocks (100 bytes spilled) 0.92-0.93 at 2^28, at 3 blocks 0.89-0.95; ptxas's own choice (73-77 registers)
+ * 0.74-0.81 on the H200; 8 values per thread at 4 or 6 blocks 0.81-0.91. Streaming loads and stores (__ldcs / __stcs)
+ * were slower. 8-byte types: ptxas's choice, each thread's own loads. The macros let a build try other values. */
 #ifndef RS_BYKX_ITEMS4
 #define RS_BYKX_ITEMS4 16u
 #endif
 #ifndef RS_BYKX_MIN_BLOCKS
-#define RS_BYKX_MIN_BLOCKS 4
+#define RS_BYKX_MIN_BLOCKS 5
 #endif
 #ifndef RS_BYKX_MIN_BLOCKS8
 #define RS_BYKX_MIN_BLOCKS8 1
+#endif
+/* RS_BYKX_TRANSPOSE: 4-byte values (and 4-byte keys) read and written by whole warps, 512 bytes a load, and handed
+ * to each thread's 16 consecutive positions through shared memory (as CUB's BLOCK_LOAD_WARP_TRANSPOSE does), instead
+ * of each thread's own four 16-byte loads; where the tile lies below n and keys, in and out are 16-byte aligned. The
+ * bits do not change: the same values reach the same threads. */
+#ifndef RS_BYKX_TRANSPOSE
+#define RS_BYKX_TRANSPOSE 1
 #endif
 template <typename T> struct rs_bykx_items {
     static const unsigned value = sizeof(T) == 4 ? RS_BYKX_ITEMS4 : 8u;
@@ -181,6 +189,76 @@ __device__ __forceinline__ unsigned rs_bykx_load(const void *keys, int kkind, co
     return m;
 }
 
+/* A warp's 512 4-byte words as 128 16-byte slots; slot u lives at u ^ ((u >> 3) & 7), so that both the coalesced side
+ * (lane l: slots l + 32q) and the blocked side (lane l: slots 4l + q) touch 8 distinct 16-byte bank groups in each
+ * quarter of the warp. */
+__device__ __forceinline__ unsigned rs_bykx_swz(unsigned u) { return u ^ ((u >> 3) & 7u); }
+
+/* The warp's region g[0 .. 128) (16-byte words) into stage, then lane l's words 16l .. 16l + 15 into w */
+__device__ __forceinline__ void rs_bykx_warp_in(const uint4 *g, uint4 *stage, unsigned lane, uint4 (&w)[4])
+{
+    uint4 r[4];
+#pragma unroll
+    for (unsigned q = 0; q < 4; q++) r[q] = g[lane + 32u * q];
+#pragma unroll
+    for (unsigned q = 0; q < 4; q++) stage[rs_bykx_swz(lane + 32u * q)] = r[q];
+    __syncwarp();
+#pragma unroll
+    for (unsigned q = 0; q < 4; q++) w[q] = stage[rs_bykx_swz(4u * lane + q)];
+    __syncwarp();
+}
+
+/* The reverse: lane l's words 16l .. 16l + 15 from w, stored by the warp to g[0 .. 128) in 512-byte rows */
+__device__ __forceinline__ void rs_bykx_warp_out(uint4 *g, uint4 *stage, unsigned lane, const uint4 (&w)[4])
+{
+#pragma unroll
+    for (unsigned q = 0; q < 4; q++) stage[rs_bykx_swz(4u * lane + q)] = w[q];
+    __syncwarp();
+#pragma unroll
+    for (unsigned q = 0; q < 4; q++) g[lane + 32u * q] = stage[rs_bykx_swz(lane + 32u * q)];
+}
+
+/* Thread t's head mask and values as rs_bykx_load gives them, by whole-warp loads: 4-byte values, 16 per thread, the
+ * tile below n, keys, in and out 16-byte aligned (other T: never called) */
+template <typename T, unsigned ITEMS>
+__device__ __forceinline__ unsigned rs_bykx_load_warp(const void *keys, int kkind, const T *in, rs_u64 n,
+                                                      rs_u64 first, rs_u64 wbase, uint4 *stage, T (&x)[ITEMS])
+{
+    unsigned m = 0;
+    if constexpr (sizeof(T) == 4 && ITEMS == 16) {
+        const unsigned lane = threadIdx.x & 31u;
+        uint4 w[4];
+        if (kkind == RS_INT32 || kkind == RS_UINT32) {
+            rs_bykx_warp_in(reinterpret_cast<const uint4 *>(static_cast<const unsigned *>(keys) + wbase), stage, lane,
+                            w);
+            unsigned k[16];
+            memcpy(k, w, sizeof k);
+            unsigned prev = __shfl_up_sync(0xffffffffu, k[15], 1);
+            if (lane == 0) prev = first ? static_cast<const unsigned *>(keys)[first - 1] : 0u;
+            m = first == 0 || k[0] != prev ? 1u : 0u;
+#pragma unroll
+            for (unsigned j = 1; j < 16; j++) m |= k[j] != k[j - 1] ? 1u << j : 0u;
+        } else {
+#pragma unroll
+            for (unsigned h = 0; h < ITEMS; h += RS_COARSE_ITEMS)
+                m |= rs_byk_heads(keys, kkind, n, first + h, true) << h;
+        }
+        rs_bykx_warp_in(reinterpret_cast<const uint4 *>(in + wbase), stage, lane, w);
+        memcpy(x, w, sizeof w);
+    }
+    return m;
+}
+
+template <typename T, unsigned ITEMS>
+__device__ __forceinline__ void rs_bykx_store_warp(T *out, uint4 *stage, const T (&x)[ITEMS])
+{
+    if constexpr (sizeof(T) == 4 && ITEMS == 16) {
+        uint4 w[4];
+        memcpy(w, x, sizeof w);
+        rs_bykx_warp_out(reinterpret_cast<uint4 *>(out), stage, threadIdx.x & 31u, w);
+    }
+}
+
 template <typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
     byk_scan_exact(const void *keys, int kkind, const T *in, T *out, rs_sp_word_t *words, rs_u64 n, rs_u64 tiles,
@@ -200,7 +278,13 @@ __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
     const rs_u64 base = j * TILE, first = base + (rs_u64)t * ITEMS;
     const bool full = base + TILE <= n;
     T x[ITEMS];
-    const unsigned m = rs_bykx_load<T, Op, ITEMS>(keys, kkind, in, n, first, vec != 0, full, x);
+    /* tr: whole-warp loads and stores (RS_BYKX_TRANSPOSE, 4-byte values 16 to a thread, the tile below n) */
+    const bool tr = RS_BYKX_TRANSPOSE && sizeof(T) == 4 && ITEMS == 16 && vec && full;
+    __shared__ uint4 stage[RS_BYKX_TRANSPOSE ? W : 1][128];
+    const rs_u64 wbase = base + (rs_u64)warp * 32u * ITEMS;
+    uint4 *const st = stage[RS_BYKX_TRANSPOSE ? warp : 0];
+    const unsigned m = tr ? rs_bykx_load_warp<T, ITEMS>(keys, kkind, in, n, first, wbase, st, x)
+                          : rs_bykx_load<T, Op, ITEMS>(keys, kkind, in, n, first, vec != 0, full, x);
     /* this thread's pair, then the warp's inclusive pairs */
     bool f = m != 0;
     T v = Op::identity();
@@ -242,6 +326,10 @@ __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
         const T inc = head ? Op::combine(init, x[k]) : Op::combine(r, x[k]);
         x[k] = rs_out<Op>(exclusive ? (head ? head_ex : r) : inc);
         r = inc;
+    }
+    if (tr) {
+        rs_bykx_store_warp<T, ITEMS>(out + wbase, st, x);
+        return;
     }
     if (vec && full) {
         uint4 *p = reinterpret_cast<uint4 *>(out + first);

@@ -235,8 +235,9 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
  * read coalesced); empty: the empty value; up to RS_SEG_SHORT: the thread's own fold (the tile's threads 0..7 hold
  * four values each, the others the identity, so of the tree only s = 4, 2, 1 change anything); up to RS_SEG_TILE:
  * appended to the queue for seg_medium, one global atomic per batch. queue: a 32-bit count at its start (zeroed by
- * the host), the entries from queue[1]; the 32 bits after the count (zeroed with it) become 1 when a segment is
- * longer than RS_SEG_TILE, and seg_tiles runs only then (the same in the OpenCL twin). */
+ * the host), the entries from queue[1]; the 32 bits after the count (zeroed with it) are flags: bit 0 set when a
+ * segment is longer than RS_SEG_TILE (seg_tiles runs only then; the OpenCL twin sets it alone), bit 1 when one is
+ * longer than RS_SEG_TILE^2 (seg_tiles' levels >= 2 run only then; CUDA only). */
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
                                                       rs_u64 *queue, const unsigned *flags, const rs_u64 *runs)
@@ -283,8 +284,11 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
                 l_base[at] = o;
             }
         }
-        /* a segment longer than a tile sets the queue word's upper half for seg_tiles (below) */
-        if (__syncthreads_or(s < S && len > RS_SEG_TILE) && t == 0) reinterpret_cast<unsigned *>(queue)[1] = 1u;
+        /* a segment longer than a tile (than a tile of tiles) sets flag bit 0 (and 1) for seg_tiles (below) */
+        const unsigned f = __syncthreads_or(s < S && len > RS_SEG_TILE)
+                               ? 1u | (__syncthreads_or(s < S && len > (rs_u64)RS_SEG_TILE * RS_SEG_TILE) ? 2u : 0u)
+                               : 0u;
+        if (f && t == 0) atomicOr(reinterpret_cast<unsigned *>(queue) + 1, f);
         if (t == 0) l_at = l_n ? atomicAdd((unsigned *)queue, l_n) : 0;
         __syncthreads();
         if (t < l_n) {
@@ -413,7 +417,11 @@ __global__ void __launch_bounds__(RS_GROUP)
     /* faulty offsets; or no segment longer than a tile (seg_short's flag): then no tile holds a chunk, and every
      * warp's two binary searches over the offsets found none (H100, 2^28, 44.7 M segments of at most 100 values:
      * 0.27 ms of the segmented reduction's 1.78) */
-    if (flags[0] || !reinterpret_cast<const unsigned *>(queue)[1]) return;
+    const unsigned long_flags = reinterpret_cast<const unsigned *>(queue)[1];
+    if (flags[0] || !(long_flags & 1u)) return;
+    /* no segment longer than 2^24 (none has two level-1 values): levels >= 2 have nothing to do (H100, 2^26 values
+     * in power-law runs: level 2 took 8 us of reduce by key's 0.39 ms, 3 us with this return) */
+    if (level >= 2 && !(long_flags & 2u)) return;
     S = rs_seg_count(runs, S);
     const rs_u64 end = rs_seg_off(offsets, kind, S);
     const unsigned lane = threadIdx.x % RS_SEG_LANES;
@@ -481,7 +489,7 @@ static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, con
                                  const unsigned *flags, const rs_u64 *live, unsigned grid_short, unsigned grid_medium,
                                  unsigned grid_tiles, cudaStream_t stream)
 {
-    cudaError_t err = cudaMemsetAsync(qu, 0, sizeof(rs_u64), stream); /* the queue's count, the long flag */
+    cudaError_t err = cudaMemsetAsync(qu, 0, sizeof(rs_u64), stream); /* the queue's count and flags */
     if (err != cudaSuccess) return err;
     seg_short<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags, live);
     err = rs_launched();
