@@ -221,7 +221,8 @@ inline RS_SEG_VT rs_seg_team_tree(local RS_SEG_VT *l, uint t, uint lane, RS_SEG_
  * RS_SEG_LEN_SHIFT and its offset, so that seg_medium reads no offsets). Longer segments are seg_tiles' work. The
  * queue's order changes no bits: each segment's result depends on its own values only.
  * queue: a uint count at its start (zeroed by seg_queue_zero before the call), the entries from queue[1]; the uint
- * after the count (zeroed with it) becomes 1 when a segment is longer than RS_SEG_TILE, and seg_tiles runs only then. */
+ * after the count (zeroed with it) holds flags: bit 0 set when a segment is longer than RS_SEG_TILE (seg_tiles runs
+ * only then), bit 1 when one is longer than RS_SEG_TILE^2 (seg_tiles' levels >= 2 run only then). */
 kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
     global const IN_T *src, global const void *offsets, uint kind, ulong S_bound, RS_SEG_OUT_ARGS,
     global ulong *queue, global const uint *flags, global const ulong *runs)
@@ -249,7 +250,7 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
                 entry = s | len << RS_SEG_LEN_SHIFT;
                 base = o;
             } else {
-                medium = 2; /* seg_tiles' */
+                medium = len > (ulong)RS_SEG_TILE * RS_SEG_TILE ? 3 : 2; /* seg_tiles' (3: with levels >= 2) */
             }
         }
         l_flag[t] = medium;
@@ -266,9 +267,9 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void seg_short(
                     l_base[k] = l_baset[j];
                     k++;
                 }
-                longer |= l_flag[j] == 2;
+                longer |= l_flag[j] == 2 ? 1u : l_flag[j] == 3 ? 3u : 0u;
             }
-            if (longer) ((global uint *)queue)[1] = 1;
+            if (longer) atomic_or((global uint *)queue + 1, longer);
             l_n = k;
             l_at = k ? atomic_add((global uint *)queue, k) : 0;
         }
@@ -364,8 +365,10 @@ inline ulong rs_seg_find(global const void *offsets, uint kind, ulong S, ulong p
     {                                                                                                          \
         local RS_SEG_VT l[RS_GROUP];                                                                           \
         const uint t = get_local_id(0), lane = t % RS_SEG_LANES, w = t / RS_SEG_LANES;                        \
-        /* faulty offsets, or no segment longer than a tile (seg_short's flag): uniform */                     \
-        if (flags[0] || !((global const uint *)queue)[1]) return;                                              \
+        /* faulty offsets, or no segment longer than a tile (seg_short's flag bit 0), or levels >= 2 and none   \
+         * longer than a tile of tiles (bit 1): nothing to do; uniform */                                      \
+        const uint long_flags = ((global const uint *)queue)[1];                                               \
+        if (flags[0] || !(long_flags & 1u) || (level >= 2 && !(long_flags & 2u))) return;                      \
         const ulong S = rs_seg_count(runs, S_bound), end = rs_seg_off(offsets, kind, S);                       \
         const ulong batches = (tiles + RS_SEG_ROWS - 1) / RS_SEG_ROWS;                                         \
         for (ulong b = get_group_id(0); b < batches; b += get_num_groups(0)) {                                 \

@@ -236,8 +236,8 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
  * four values each, the others the identity, so of the tree only s = 4, 2, 1 change anything); up to RS_SEG_TILE:
  * appended to the queue for seg_medium, one global atomic per batch. queue: a 32-bit count at its start (zeroed by
  * the host), the entries from queue[1]; the 32 bits after the count (zeroed with it) are flags: bit 0 set when a
- * segment is longer than RS_SEG_TILE (seg_tiles runs only then; the OpenCL twin sets it alone), bit 1 when one is
- * longer than RS_SEG_TILE^2 (seg_tiles' levels >= 2 run only then; CUDA only). */
+ * segment is longer than RS_SEG_TILE (seg_tiles runs only then), bit 1 when one is longer than RS_SEG_TILE^2
+ * (seg_tiles' levels >= 2 run only then); the same in the OpenCL twin. */
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
                                                       rs_u64 *queue, const unsigned *flags, const rs_u64 *runs)
