@@ -551,9 +551,9 @@ static redscan_status rs_byk_exact_pass(redscan_ctx *ctx, const rs_scan_req *req
 /* Scan by key. The exact operators on GPUs with 64-bit atomics (path AUTO), or wherever those atomics are (path
  * ONE_PASS): rs_byk_exact_pass. Otherwise rs_byk_offsets makes the runs' offsets (UINT64) in scratch slot 3; then
  * the segmented scan's kernels (no seg_check: the offsets are valid by construction; the fault word is zeroed all the
- * same, since the kernels read it). wait_ok (the blocking form): the run count R is read back (one 8-byte read) and the kernels run over R
- * segments; else (_async) their grids are sized for n segments (R is not known here) and they read R from slot 6,
- * doing nothing past it. */
+ * same, since the kernels read it). wait_ok (the blocking form): the run count R is read back (one 8-byte read) and
+ * the kernels run over R segments; else (_async) their grids are sized for n segments (R is not known here) and they
+ * read R from slot 6, doing nothing past it. */
 redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, redscan_dtype key_dtype, void *keys,
                                   void *in, void *out, size_t n, int wait_ok, int path)
 {
