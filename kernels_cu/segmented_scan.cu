@@ -475,23 +475,35 @@ __global__ void __launch_bounds__(RS_GROUP)
     if (threadIdx.x == 0 && l_last) atomicMax(live, l_last);
 }
 
-/* 5 blocks per SM for a 4-byte T: the float32 sum instance had 62 registers without a bound (4 blocks per SM), the
- * int32 one 48, and a single segment of 2^28 float32 values took 1.72 ms against 1.25 for int32 (H100); 48 registers
- * with no spills now. An 8-byte T keeps 4 (5 made its narrow-input instances spill). */
+/* Two windows per ticket (RS_SS_PER, CUDA-only scheduling; the twin takes one), as scan_single_pass's two tiles per
+ * ticket: the ticket's chunks (at most four: chunk h of window w0 + i at entry 2 i + h, in the order of their starts)
+ * are taken two at a time, both loaded, both block-scanned and both S published before either prefix is known. Only
+ * the ticket's first chunk can need a look-back: a later chunk c > 0 starts 2048 values after chunk c - 1 of its
+ * segment, which starts in window w0 and so is the ticket's previous chunk; its prefix follows from that one's as
+ * scan_single_pass's second tile's does: W' = W (+) S (S alone when the predecessor opened its group), or A(g) =
+ * A(g - 1) (+) (W (+) S) when the predecessor closed group g. The same left folds the look-back computes: the same
+ * bits. A chunk that closes a group which its segment continues past publishes A(g) (INC), and T(g) (AGG) first when
+ * the ticket's look-back closes it.
+ * 8 blocks per SM for a 4-byte T (32 registers, no spills). H100, 2^28 float32 values in one segment: 1.47 ms with
+ * one window per ticket at 5 blocks per SM (48 registers), 0.98 with two windows at 8 blocks per SM, the flat scan
+ * 0.92 (docs/PERFORMANCE.md, "Segmented scan: two windows per ticket"). An 8-byte T keeps 4 (5 made its
+ * narrow-input instances spill). */
+#define RS_SS_PER 2u
 template <typename SRC, typename DST, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
+__global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 8 : 4)
     seg_scan_single(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags,
                     rs_sp_word_t *lb, const rs_u64 *marks, T init, int exclusive, rs_u64 windows, rs_u64 places,
                     unsigned spins, int inplace, const rs_u64 *runs)
 {
-    __shared__ __align__(16) T s[RS_SS_TILE];
+    __shared__ __align__(16) T s[2][RS_SS_TILE];
     __shared__ __align__(16) T aux[RS_AUX_COARSE];
     __shared__ __align__(16) T r[RS_GROUP];
     __shared__ unsigned wst[RS_SP_GROUP]; /* the tile half of the window, for the slow path */
     __shared__ T wv[RS_SP_GROUP];
-    __shared__ rs_u64 l_w, l_cmd, l_o, l_len, l_c;
+    __shared__ rs_u64 l_w, l_cmd;
+    __shared__ rs_u64 l_o[4], l_len[4], l_c[4];
     __shared__ int l_ok;
-    __shared__ T l_p;
+    __shared__ T l_p[2];
     const unsigned t = threadIdx.x;
     if (flags[0]) return;
     rs_u64 wins = rs_ss_live(offsets, kind, runs, &S, windows);
@@ -499,58 +511,111 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
     if (live < wins) wins = live;
     if (!wins) return; /* no long segment: nothing to do (uniform) */
     rs_sp_word_t *slots = lb + RS_SP_SLOT_BASE;
+    T pa = init, pw = Op::identity(), pown = Op::identity(); /* thread 0: the previous chunk's A(g - 1), W and S */
+    rs_u64 pc = 0;
     for (;;) {
         if (t == 0) l_w = atomicAdd(lb, 1ull);
         __syncthreads();
-        const rs_u64 w = l_w;
-        if (w >= wins) break;
-        for (unsigned h = 0; h < 2; h++) {
-            if (t == 0) { /* chunk h of window w: its segment's start and length, its index */
-                const rs_u64 e = marks[2 * w + h];
-                l_len = 0;
-                if (e) {
-                    const rs_u64 o = rs_ss_off(offsets, kind, e - 1), p0 = w * RS_SS_TILE;
-                    l_o = o;
-                    l_len = rs_ss_off(offsets, kind, e) - o;
-                    l_c = o >= p0 ? 0 : (p0 - o + RS_SS_TILE - 1) / RS_SS_TILE;
-                }
+        const rs_u64 w0 = l_w * RS_SS_PER;
+        if (w0 >= wins) break;
+        if (t < 2 * RS_SS_PER) { /* entry t: chunk t % 2 of window w0 + t / 2 (its segment's start and length, its index) */
+            const rs_u64 w = w0 + t / 2, e = w < wins ? marks[2 * w + t % 2] : 0;
+            rs_u64 o = 0, len = 0, c = 0;
+            if (e) {
+                const rs_u64 p0 = w * RS_SS_TILE;
+                o = rs_ss_off(offsets, kind, e - 1);
+                len = rs_ss_off(offsets, kind, e) - o;
+                c = o >= p0 ? 0 : (p0 - o + RS_SS_TILE - 1) / RS_SS_TILE;
             }
-            __syncthreads();
-            const rs_u64 len = l_len; /* uniform: 0 when window w has no chunk h */
-            const rs_u64 o = len ? l_o : 0, c = len ? l_c : 0;
-            __syncthreads(); /* every thread has read them before thread 0 writes chunk h + 1's */
-            if (!len) continue;
-            const rs_u64 nch = (len + RS_SS_TILE - 1) / RS_SS_TILE, base = o + c * RS_SS_TILE;
-            const rs_u64 end = c + 1 < nch ? base + RS_SS_TILE : o + len;
-            const rs_u64 g = c / RS_SP_GROUP;
-            const unsigned p = (unsigned)(c % RS_SP_GROUP);
-            const bool last = c + 1 == nch, split = p == RS_SP_GROUP - 1 && !last;
-            const rs_sp_frame fr = {w - c, places + (w - c) + RS_SP_GROUP - 1, RS_SP_GROUP, o};
-            rs_scan_load<T, Op>(s, in, base, end, RS_SS_TILE);
-            rs_block_scan_coarse<Op, true>(s, aux); /* begins and ends with a barrier */
-            const T own = s[RS_SS_TILE - 1];
-            T wf = Op::identity(), a = init; /* thread 0's; chunk 0 needs no look-back: P = init */
-            if (t == 0 && !last) rs_sp_put<T>(slots, w, RS_SP_AGG, own);
-            if (c > 0) { /* uniform */
+            l_o[t] = o;
+            l_len[t] = len;
+            l_c[t] = c;
+        }
+        __syncthreads();
+        unsigned mask = 0; /* the present entries (uniform) */
+        for (unsigned i = 0; i < 2 * RS_SS_PER; i++)
+            if (l_len[i]) mask |= 1u << i;
+        bool first = true;
+        while (mask) {
+            const unsigned i0 = __ffs(mask) - 1;
+            mask &= mask - 1;
+            const bool two = mask != 0;
+            const unsigned i1 = two ? __ffs(mask) - 1 : i0;
+            if (two) mask &= mask - 1;
+            const rs_u64 o0 = l_o[i0], len0 = l_len[i0], c0 = l_c[i0], o1 = l_o[i1], len1 = l_len[i1], c1 = l_c[i1];
+            const rs_u64 n0 = (len0 + RS_SS_TILE - 1) / RS_SS_TILE, b0 = o0 + c0 * RS_SS_TILE;
+            const rs_u64 n1 = (len1 + RS_SS_TILE - 1) / RS_SS_TILE, b1 = o1 + c1 * RS_SS_TILE;
+            const rs_u64 e0 = c0 + 1 < n0 ? b0 + RS_SS_TILE : o0 + len0, e1 = c1 + 1 < n1 ? b1 + RS_SS_TILE : o1 + len1;
+            const bool last0 = c0 + 1 == n0, last1 = c1 + 1 == n1;
+            const rs_u64 k0 = w0 + i0 / 2 - c0, g0 = c0 / RS_SP_GROUP; /* chunk 0's place, the group */
+            const unsigned p0 = (unsigned)(c0 % RS_SP_GROUP);
+            rs_scan_load<T, Op>(s[0], in, b0, e0, RS_SS_TILE);
+            if (two) rs_scan_load<T, Op>(s[1], in, b1, e1, RS_SS_TILE);
+            rs_block_scan_coarse<Op, true>(s[0], aux); /* begins and ends with a barrier */
+            if (two) rs_block_scan_coarse<Op, true>(s[1], aux);
+            const T own0 = s[0][RS_SS_TILE - 1], own1 = two ? s[1][RS_SS_TILE - 1] : Op::identity();
+            if (t == 0) {
+                if (!last0) rs_sp_put<T>(slots, w0 + i0 / 2, RS_SP_AGG, own0);
+                if (two && !last1) rs_sp_put<T>(slots, w0 + i1 / 2, RS_SP_AGG, own1);
+            }
+            T wf = Op::identity(), a = init; /* thread 0's, from the look-back */
+            const bool look = first && c0 > 0; /* uniform */
+            if (look) {
+                const bool succ = two && c1 > 0; /* chunk 1 is chunk 0's successor */
+                const rs_sp_frame fr = {k0, places + k0 + RS_SP_GROUP - 1, RS_SP_GROUP, o0};
                 if (t < 32) {
-                    const auto total = [&](T wj) { return Op::combine(wj, own); };
-                    const bool ok = rs_sp_warp_lookback<T, Op, 1>(slots, fr, g, p, split, total, spins, init, wst, wv,
-                                                                  &wf, &a);
+                    const bool closes = (p0 == RS_SP_GROUP - 1 && !last0) ||
+                                        (succ && p0 == RS_SP_GROUP - 2 && !last1);
+                    const auto total = [&](T wj) {
+                        return succ && p0 == RS_SP_GROUP - 2 ? Op::combine(Op::combine(wj, own0), own1)
+                                                             : Op::combine(wj, own0);
+                    };
+                    const bool ok = rs_sp_warp_lookback<T, Op, 1>(slots, fr, g0, p0, closes, total, spins, init, wst,
+                                                                  wv, &wf, &a);
                     if (t == 0) l_ok = ok;
                 }
                 __syncthreads();
                 if (!l_ok)
-                    rs_sp_slow_path<SRC, T, Op>(in, o + len, RS_SS_TILE, slots, fr, g, p, own, wst, wv, spins, inplace,
-                                                init, r, &l_cmd, &wf, &a);
+                    rs_sp_slow_path<SRC, T, Op>(in, o0 + len0, RS_SS_TILE, slots, fr, g0, p0, own0, wst, wv, spins,
+                                                inplace, init, r, &l_cmd, &wf, &a);
             }
             if (t == 0) {
-                l_p = p ? Op::combine(a, wf) : a;
-                if (split) rs_sp_put<T>(slots, fr.gslot(g), RS_SP_INC, Op::combine(a, Op::combine(wf, own)));
+                for (unsigned k = 0; k < (two ? 2u : 1u); k++) {
+                    const rs_u64 c = k ? c1 : c0, o = k ? o1 : o0;
+                    const bool last = k ? last1 : last0;
+                    const T own = k ? own1 : own0;
+                    if (c == 0) {
+                        a = init;
+                        wf = Op::identity();
+                    } else if (k || !first) { /* from the previous chunk, c - 1 of the same segment */
+                        const unsigned pp = (unsigned)(pc % RS_SP_GROUP);
+                        if (pp == RS_SP_GROUP - 1) {
+                            a = Op::combine(pa, Op::combine(pw, pown));
+                            wf = Op::identity();
+                        } else {
+                            a = pa;
+                            wf = pp ? Op::combine(pw, pown) : pown;
+                        }
+                    }
+                    const unsigned p = (unsigned)(c % RS_SP_GROUP);
+                    l_p[k] = p ? Op::combine(a, wf) : a;
+                    if (p == RS_SP_GROUP - 1 && !last) {
+                        const rs_u64 kk = w0 + (k ? i1 : i0) / 2 - c;
+                        const rs_sp_frame fr = {kk, places + kk + RS_SP_GROUP - 1, RS_SP_GROUP, o};
+                        rs_sp_put<T>(slots, fr.gslot(c / RS_SP_GROUP), RS_SP_INC, Op::combine(a, Op::combine(wf, own)));
+                    }
+                    pa = a;
+                    pw = wf;
+                    pown = own;
+                    pc = c;
+                }
             }
+            first = false;
             __syncthreads();
             if (inplace) __threadfence(); /* S published before the input is overwritten */
-            rs_scan_store<T, Op>(out, s, base, end, RS_SS_TILE, exclusive, l_p, 1);
-            __syncthreads(); /* s, l_p and the chunk's words are refilled */
+            rs_scan_store<T, Op>(out, s[0], b0, e0, RS_SS_TILE, exclusive, l_p[0], 1);
+            if (two) rs_scan_store<T, Op>(out, s[1], b1, e1, RS_SS_TILE, exclusive, l_p[1], 1);
+            __syncthreads(); /* s, l_p are refilled */
         }
     }
 }
@@ -596,7 +661,8 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
                                                               reinterpret_cast<unsigned *>(words + 1),
                                                               reinterpret_cast<const unsigned *>(words + 4));
         if ((err = rs_launched()) != cudaSuccess) return err;
-        seg_scan_single<typename Sr::type, typename D::type, T, Op><<<grid_single, RS_GROUP, 0, stream>>>(
+        const auto single_kernel = seg_scan_single<typename Sr::type, typename D::type, T, Op>;
+        single_kernel<<<rs_resident_grid(single_kernel, grid_single), RS_GROUP, 0, stream>>>(
             Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags,
             static_cast<rs_sp_word_t *>(lb), static_cast<const rs_u64 *>(marks), init_v, exclusive, windows, places,
             spins, in == out, R);
