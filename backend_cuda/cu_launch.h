@@ -141,9 +141,9 @@ cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, c
                            const unsigned *flags, void *lb, void *marks, unsigned long long windows,
                            unsigned long long places, unsigned spins, const void *runs, unsigned grid_segments,
                            unsigned grid_windows, unsigned grid_single, cudaStream_t stream);
-/* Scan / reduce by key (segmented_scan.cu): byk_single makes the runs' UINT64 offsets (R + 1 entries of the n + 1
- * the buffer holds: offsets[R] = n) in one pass, the run count R into *runs, and where unique_keys is not NULL (reduce
- * by key) unique_keys[r] = keys[offsets[r]] in the keys' width; words: ceil(n / 2048) + 1 uint64 (the ticket counter
+/* Scan / reduce by key (segmented_scan.cu): byk_single makes the runs' offsets (R + 1 entries of the n + 1 the
+ * buffer holds, of rs_cu_byk_offsets_kind(n): offsets[R] = n) in one pass, the run count R into *runs, and where
+ * unique_keys is not NULL (reduce by key) unique_keys[r] = keys[offsets[r]] in the keys' width; words: ceil(n / 2048) + 1 uint64 (the ticket counter
  * and a look-back slot per ticket of 4 tiles: the first ceil(n / 8192) + 1 are zeroed here); spins:
  * REDSCAN_SINGLE_PASS_SPINS. n > 0. */
 /* Scan by key in one pass for the exact operators (scan_by_key.cu): words (rs_cu_byk_exact_words(dtype, n) uint64:
@@ -157,6 +157,9 @@ cudaError_t rs_cu_byk_exact(int dtype, int op, int exclusive, const void *init, 
                             cudaStream_t stream);
 cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets, void *words,
                               void *runs, void *unique_keys, unsigned spins, cudaStream_t stream);
+/* The dtype of the runs' offsets rs_cu_byk_offsets writes for n keys: UINT32 while n < 2^32 (half the bytes to write
+ * and to read again where runs are short), else UINT64. */
+int rs_cu_byk_offsets_kind(unsigned long long n);
 /* A segmented reduction (segmented.cu): the queue's count zeroed, seg_short, seg_medium, then when levels > 1
  * seg_tiles at levels 0 .. levels - 1; tiles = ceil(n / RS_SEG_TILE); ws_a, ws_b, marks, queue: the workspace of
  * rs_seg_ws_bytes (api/src/backend.h), q_bound the queue's capacity; runs: NULL (num_segments is the count) or the

@@ -210,10 +210,10 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
     return REDSCAN_OK;
 }
 
-/* Scan by key's scratch parts for n elements: the runs' offsets (n + 1 uint64), byk_single's ticket counter and
- * slots (ceil(n / 2048) + 1 uint64), the run count, then the segmented scan's two parts (rs_seg_scan_parts). None
- * depends on the run count or the value type, so the blocking and the _async form use the same, known before any
- * kernel runs. */
+/* Scan by key's scratch parts for n elements: the runs' offsets (room for n + 1 uint64; 32-bit ones below 2^32 keys,
+ * rs_cu_byk_offsets_kind), byk_single's ticket counter and slots (ceil(n / 2048) + 1 uint64), the run count, then
+ * the segmented scan's two parts (rs_seg_scan_parts). None depends on the run count or the value type, so the
+ * blocking and the _async form use the same, known before any kernel runs. */
 static void rs_byk_scan_parts(uint64_t n, size_t bytes[5])
 {
     const size_t nb = (size_t)rs_div_up(n, RS_SEG_SCAN_TILE);
@@ -276,7 +276,7 @@ redscan_status rs_cuda_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, red
     RS_CUDA_TRY(rs_seg_launched(
         ctx,
         rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,
-                       (int)REDSCAN_UINT64, part[0], S, flags, part[3], part[4], windows, windows, spins,
+                       rs_cu_byk_offsets_kind(n), part[0], S, flags, part[3], part[4], windows, windows, spins,
                        wait_ok ? NULL : part[2], g[0], g[1], g[2], c->stream),
         "seg_scan"));
     return REDSCAN_OK;
@@ -345,8 +345,8 @@ redscan_status rs_cuda_reduce_by_key(redscan_ctx *ctx, const rs_reduce_req *req,
         if (err != cudaSuccess) return rs_cuda_fail(ctx, err, "cudaMemcpyAsync (reduce by key: run count)");
     }
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags)); /* no seg_check; the kernels read the word */
-    RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, REDSCAN_UINT64, part[0], S, part + 3, flags, aggregates,
-                                     wait_ok ? NULL : runs));
+    RS_CUDA_TRY(rs_seg_reduce_levels(ctx, req, &plan, in, (redscan_dtype)rs_cu_byk_offsets_kind(n), part[0], S,
+                                     part + 3, flags, aggregates, wait_ok ? NULL : runs));
     if (wait_ok) *runs_host = S;
     return REDSCAN_OK;
 }

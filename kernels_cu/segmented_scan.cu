@@ -82,41 +82,42 @@ __device__ __forceinline__ unsigned rs_ss_window(const void *offsets, int kind, 
     return m;
 }
 
-/* rs_ss_team of segmented_scan.cl by one warp (lane = threadIdx.x % 32, aux: the warp's 256 values, stage: 256 more):
- * phase 1 per sub-section tt = lane + 32r, phase 2 by rs_kogge_stone_256_warp (the block's Kogge-Stone steps over
- * aux[0..255], the same combinations as the twin's local-memory steps, scan_coarsened.cuh), phase 3 folding the
- * sub-section again. CUDA-only, order unchanged: a whole row of 256 values (sub-sections 32r .. 32r + 31) is read
- * and written through `stage` with coalesced accesses (value 32k + lane of the row by lane, k = 0..7) instead of each
- * lane's 8 contiguous values (a 32-byte stride between lanes; H100, 2^28 values in segments of 1000: 3.30 -> 1.45 ms);
- * the last, partial row keeps the lane's own accesses (staging every row made the many short medium segments of the
- * power-law and one-element distributions 1.6x slower). Every lane reads its sub-section from `stage`, so the values
- * it combines are those of the twin. A row is read before any of it is written: in place stays safe. No block
- * barrier: the warp's own. */
+/* rs_ss_team of segmented_scan.cl by one warp (lane = threadIdx.x % 32, aux: the warp's 256 values, stage:
+ * RS_SS_STAGE more): phase 1 per sub-section tt = lane + 32r, phase 2 by rs_kogge_stone_256_warp (the block's
+ * Kogge-Stone steps over aux[0..255], the same combinations as the twin's local-memory steps, scan_coarsened.cuh),
+ * phase 3 folding the sub-section again. CUDA-only, order unchanged: each row of 256 values (sub-sections 32r .. 32r +
+ * 31) is read and written through `stage` with coalesced accesses (value 32k + lane of the row by lane, k = 0..7)
+ * instead of each lane's 8 contiguous values (a 32-byte stride between lanes; H100, 2^28 values in segments of 1000:
+ * 3.30 -> 1.45 ms). The last, partial row too, the identity past the segment's end as the twin pads, and only the
+ * values before it stored (it kept each lane's own accesses while segments of 9 .. 256 values came here too: staging
+ * it then made the power-law and one-element distributions 1.6x slower; they take lane groups now). Every lane reads
+ * its sub-section from `stage`, so the values it combines are those of the twin. `stage` is seen through
+ * RS_SS_PADDED (a word skipped after every 32): lane l's sub-section, values 8l .. 8l + 7, then meets 32 banks, not 4.
+ * A row is read before any of it is written: in place stays safe. No block barrier: the warp's own. */
+/* position q of a padded shared array: a word skipped after every 32 */
+#define RS_SS_PADDED(q) ((q) + (q) / 32)
+#define RS_SS_STAGE RS_SS_PADDED(RS_GROUP)
 template <typename T, class Op, typename SRC, typename DST>
 __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, unsigned lane, rs_u64 o, unsigned len,
                                            T init, int exclusive)
 {
-    const unsigned rows = (len + RS_GROUP - 1) / RS_GROUP, full = len / RS_GROUP; /* rows, and whole rows */
+    const unsigned rows = (len + RS_GROUP - 1) / RS_GROUP; /* rows holding values */
     for (unsigned r = 0; r < RS_SS_TEAMS; r++) {
         const unsigned tt = lane + RS_SS_TEAM * r;
         T acc = Op::identity();
-        if (r < full) { /* uniform: a whole row through stage */
+        if (r < rows) { /* uniform */
 #pragma unroll
-            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-                stage[k * RS_SS_TEAM + lane] = rs_load<T>(in, o + r * RS_GROUP + k * RS_SS_TEAM + lane);
+            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+                const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
+                stage[RS_SS_PADDED(k * RS_SS_TEAM + lane)] = i < len ? rs_load<T>(in, o + i) : Op::identity();
+            }
             __syncwarp();
 #pragma unroll
             for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-                const T x = stage[lane * RS_COARSE_ITEMS + k];
+                const T x = stage[RS_SS_PADDED(lane * RS_COARSE_ITEMS + k)];
                 acc = k == 0 ? x : Op::combine(acc, x);
             }
             __syncwarp(); /* stage is refilled by the next row */
-        } else if (r < rows) { /* the last, partial row: each lane its own values */
-            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-                const unsigned i = tt * RS_COARSE_ITEMS + k;
-                const T x = i < len ? rs_load<T>(in, o + i) : Op::identity();
-                acc = k == 0 ? x : Op::combine(acc, x);
-            }
         }
         aux[tt] = acc;
     }
@@ -124,37 +125,30 @@ __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, un
     rs_kogge_stone_256_warp<Op>(aux);
     __syncwarp();
     for (unsigned r = 0; r < rows; r++) {
-        const unsigned tt = lane + RS_SS_TEAM * r, first = tt * RS_COARSE_ITEMS;
+        const unsigned tt = lane + RS_SS_TEAM * r;
         const T carry = tt > 0 ? aux[tt - 1] : Op::identity();
         T acc = Op::identity(), prev = carry;
-        if (r < full) { /* uniform */
 #pragma unroll
-            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-                stage[k * RS_SS_TEAM + lane] = rs_load<T>(in, o + r * RS_GROUP + k * RS_SS_TEAM + lane);
-            __syncwarp();
-            /* a lane's sub-section is read and rewritten by that lane alone */
-            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-                const T x = stage[lane * RS_COARSE_ITEMS + k];
-                acc = k == 0 ? x : Op::combine(acc, x);
-                const T l = k == RS_COARSE_ITEMS - 1 ? aux[tt] : tt > 0 ? Op::combine(carry, acc) : acc;
-                stage[lane * RS_COARSE_ITEMS + k] = rs_out<Op>(Op::combine(init, exclusive ? prev : l));
-                prev = l;
-            }
-            __syncwarp(); /* the row's results, for the coalesced stores */
-#pragma unroll
-            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-                rs_put(out, o + r * RS_GROUP + k * RS_SS_TEAM + lane, stage[k * RS_SS_TEAM + lane]);
-            __syncwarp(); /* stage is refilled by the next row */
-            continue;
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+            const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
+            stage[RS_SS_PADDED(k * RS_SS_TEAM + lane)] = i < len ? rs_load<T>(in, o + i) : Op::identity();
         }
-        if (first >= len) continue;
-        for (unsigned k = 0; k < RS_COARSE_ITEMS && first + k < len; k++) {
-            const T x = rs_load<T>(in, o + first + k);
+        __syncwarp();
+        /* a lane's sub-section is read and rewritten by that lane alone; values past len are computed, not stored */
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+            const T x = stage[RS_SS_PADDED(lane * RS_COARSE_ITEMS + k)];
             acc = k == 0 ? x : Op::combine(acc, x);
             const T l = k == RS_COARSE_ITEMS - 1 ? aux[tt] : tt > 0 ? Op::combine(carry, acc) : acc;
-            rs_put(out, o + first + k, rs_out<Op>(Op::combine(init, exclusive ? prev : l)));
+            stage[RS_SS_PADDED(lane * RS_COARSE_ITEMS + k)] = rs_out<Op>(Op::combine(init, exclusive ? prev : l));
             prev = l;
         }
+        __syncwarp(); /* the row's results, for the coalesced stores */
+#pragma unroll
+        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
+            const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
+            if (i < len) rs_put(out, o + i, stage[RS_SS_PADDED(k * RS_SS_TEAM + lane)]);
+        }
+        __syncwarp(); /* stage is refilled by the next row */
     }
     __syncwarp(); /* aux is refilled by the warp's next segment */
 }
@@ -219,7 +213,7 @@ __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o
  * values is 256 K values: 1048 of them over the resident blocks left the last ones running alone) */
 #define RS_SS_INLINE 64
 static_assert(RS_SS_GMAX + 1 == RS_CU_SEG_TEAM_MIN, "cu_launch.h sizes the team list for this class");
-#define RS_SS_PADDED(q) ((q) + (q) / 32)
+static_assert(RS_SS_TEAMS * (RS_GROUP + RS_SS_STAGE) <= RS_SS_PADDED(RS_SS_CAP), "the teams' aux and stage in pool");
 
 /* pool seen with packed position q at RS_SS_PADDED(q) (a word skipped after every 32): lane u of a lane group reads
  * and writes values 8u + k of its segment, which then meet distinct banks for u = 0..31, and a warp's 32 consecutive
@@ -419,7 +413,7 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             if (r + 1 < rounds || m3) __syncthreads(); /* pool is refilled (uniform) */
         }
         for (unsigned e = w; e < m3; e += RS_SS_TEAMS)
-            rs_ss_team<T, Op>(in, out, pool + w * RS_GROUP, pool + RS_SS_TEAMS * RS_GROUP + w * RS_GROUP, lane,
+            rs_ss_team<T, Op>(in, out, pool + w * RS_GROUP, pool + RS_SS_TEAMS * RS_GROUP + w * RS_SS_STAGE, lane,
                               t_base[e], t_len[e], init, exclusive);
         __syncthreads(); /* every thread has read l_n, the lists, s_o and s_pos before the next batch */
     }
@@ -435,13 +429,13 @@ __global__ void __launch_bounds__(RS_GROUP)
                   int exclusive)
 {
     __shared__ T aux[RS_SS_TEAMS * RS_GROUP];
-    __shared__ T stage[RS_SS_TEAMS * RS_GROUP]; /* a row of 256 values per warp */
+    __shared__ T stage[RS_SS_TEAMS * RS_SS_STAGE]; /* a row of 256 values per warp */
     const unsigned lane = threadIdx.x % RS_SS_TEAM, w = threadIdx.x / RS_SS_TEAM;
     if (flags[0]) return;
     const rs_u64 m = *team_n, warps = (rs_u64)gridDim.x * RS_SS_TEAMS;
     for (rs_u64 e = (rs_u64)blockIdx.x * RS_SS_TEAMS + w; e < m; e += warps) { /* uniform per warp */
         const rs_u64 v = team[e];
-        rs_ss_team<T, Op>(in, out, aux + w * RS_GROUP, stage + w * RS_GROUP, lane, v >> RS_SS_TEAM_LEN_BITS,
+        rs_ss_team<T, Op>(in, out, aux + w * RS_GROUP, stage + w * RS_SS_STAGE, lane, v >> RS_SS_TEAM_LEN_BITS,
                           (unsigned)(v & ((1u << RS_SS_TEAM_LEN_BITS) - 1)) + 1, init, exclusive);
     }
 }
@@ -775,6 +769,15 @@ __device__ __forceinline__ void rs_byk_ticket_heads(const void *keys, int kkind,
 #undef RS_BYK_TILES_IN
 }
 
+/* The runs' offset r = v, 32 bits wide while n < 2^32 (rs_cu_byk_offsets_kind): at 2^28 keys in runs of mostly one
+ * element, 45 M offsets are 180 MB written here and read again by the segmented scan or reduction, not 360. */
+#define RS_BYK_OFF32(n) ((n) < (1ull << 32))
+__device__ __forceinline__ void rs_byk_off_put(void *offsets, rs_u64 n, rs_u64 r, rs_u64 v)
+{
+    if (RS_BYK_OFF32(n)) static_cast<unsigned *>(offsets)[r] = (unsigned)v;
+    else static_cast<rs_u64 *>(offsets)[r] = v;
+}
+
 /* A ticket's heads are ranked by one block scan of the tiles' head counts packed as four 16-bit fields, staged in
  * shared memory (their places in the ticket, by rank) and stored with coalesced writes: each thread storing its own
  * at its rank scattered every store instruction of a warp over up to 32 sectors (H100, 2^28 keys of which 90 % are
@@ -784,7 +787,7 @@ __device__ __forceinline__ void rs_byk_ticket_heads(const void *keys, int kkind,
  * key (the keys' read at the copy's speed), against 0.81 ms for a block per tile (docs/PERFORMANCE.md, "Scan / reduce
  * by key: tickets of four tiles"). */
 __global__ void __launch_bounds__(RS_GROUP, RS_BYK_MIN_BLOCKS)
-    byk_single(const void *keys, int kkind, rs_u64 n, rs_u64 nt, rs_sp_word_t *words, rs_u64 *offsets, rs_u64 *runs,
+    byk_single(const void *keys, int kkind, rs_u64 n, rs_u64 nt, rs_sp_word_t *words, void *offsets, rs_u64 *runs,
                void *ukeys, unsigned spins)
 {
     __shared__ rs_u64 w[RS_GROUP / 32];
@@ -817,7 +820,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_BYK_MIN_BLOCKS)
             if (ticket) rs_sp_store(words + 1 + ticket, (RS_BYK_INC << 62) | (ex + tot), false);
             if (ticket == nt - 1) {
                 *runs = ex + tot;
-                offsets[ex + tot] = n;
+                rs_byk_off_put(offsets, n, ex + tot, n);
             }
             s_base = ex;
         }
@@ -826,7 +829,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_BYK_MIN_BLOCKS)
     const rs_u64 base = s_base, at = ticket * (RS_BYK_TICKET * RS_SS_TILE);
     for (unsigned i = threadIdx.x; i < tot; i += RS_GROUP) {
         const rs_u64 p = at + stage[i];
-        offsets[base + i] = p;
+        rs_byk_off_put(offsets, n, base + i, p);
         if (ukeys) rs_key_put(ukeys, kkind, base + i, rs_key(keys, kkind, p)); /* a line this block just read */
     }
 }
@@ -840,8 +843,10 @@ extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned l
     const rs_u64 nt = (n + RS_BYK_TICKET * RS_SS_TILE - 1) / (RS_BYK_TICKET * RS_SS_TILE);
     cudaError_t err = cudaMemsetAsync(words, 0, (size_t)(nt + 1) * sizeof(rs_u64), stream);
     if (err != cudaSuccess) return err;
-    byk_single<<<(unsigned)nt, RS_GROUP, 0, stream>>>(keys, kkind, n, nt, (rs_sp_word_t *)words, (rs_u64 *)offsets,
+    byk_single<<<(unsigned)nt, RS_GROUP, 0, stream>>>(keys, kkind, n, nt, (rs_sp_word_t *)words, offsets,
                                                        (rs_u64 *)runs, unique_keys, spins);
     return rs_launched();
 }
+
+extern "C" int rs_cu_byk_offsets_kind(unsigned long long n) { return RS_BYK_OFF32(n) ? RS_UINT32 : RS_UINT64; }
 
