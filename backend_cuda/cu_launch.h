@@ -143,9 +143,9 @@ cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, c
                            unsigned grid_windows, unsigned grid_single, cudaStream_t stream);
 /* Scan / reduce by key (segmented_scan.cu): byk_single makes the runs' offsets (R + 1 entries of the n + 1 the
  * buffer holds, of rs_cu_byk_offsets_kind(n): offsets[R] = n) in one pass, the run count R into *runs, and where
- * unique_keys is not NULL (reduce by key) unique_keys[r] = keys[offsets[r]] in the keys' width; words: ceil(n / 2048) + 1 uint64 (the ticket counter
- * and a look-back slot per ticket of 4 tiles: the first ceil(n / 8192) + 1 are zeroed here); spins:
- * REDSCAN_SINGLE_PASS_SPINS. n > 0. */
+ * unique_keys is not NULL (reduce by key) unique_keys[r] = keys[offsets[r]] in the keys' width; words: ceil(n /
+ * 2048) + 1 uint64 (the ticket counter and a look-back slot per ticket of 4 tiles: the first ceil(n / 8192) + 1 are
+ * zeroed here); spins: REDSCAN_SINGLE_PASS_SPINS. n > 0. */
 /* Scan by key in one pass for the exact operators (scan_by_key.cu): words (rs_cu_byk_exact_words(dtype, n) uint64:
  * the ticket counter and a slot per tile) zeroed by cudaMemsetAsync, then byk_scan_exact, a block per tile of 4096
  * (4-byte dtype) or 2048 (8-byte) positions (the tiles < 2^31). dtype == out_dtype: INT32 .. UINT64 with any op,

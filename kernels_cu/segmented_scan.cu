@@ -8,7 +8,7 @@
  * seg_check is segmented.cu's (rs_cu_seg_check).
  *
  * The long segments' chunks take the single-pass path only (seg_scan_marks, seg_scan_single; the twin keeps its
- * four-kernel path for devices without 64-bit atomics). Template instances stay lean: the three kernels that read the
+ * four-kernel path for devices without 64-bit atomics), two windows per ticket (the twin: one). Template instances stay lean: the three kernels that read the
  * input or write the output are dispatched with rs_dispatch_scan (one instance per compute type T and op, a narrow
  * input / output as a kernel argument). */
 #include <stdint.h>
@@ -82,6 +82,10 @@ __device__ __forceinline__ unsigned rs_ss_window(const void *offsets, int kind, 
     return m;
 }
 
+/* position q of a padded shared array: a word skipped after every 32 */
+#define RS_SS_PADDED(q) ((q) + (q) / 32)
+#define RS_SS_STAGE RS_SS_PADDED(RS_GROUP) /* a team's staged row */
+
 /* rs_ss_team of segmented_scan.cl by one warp (lane = threadIdx.x % 32, aux: the warp's 256 values, stage:
  * RS_SS_STAGE more): phase 1 per sub-section tt = lane + 32r, phase 2 by rs_kogge_stone_256_warp (the block's
  * Kogge-Stone steps over aux[0..255], the same combinations as the twin's local-memory steps, scan_coarsened.cuh),
@@ -94,9 +98,6 @@ __device__ __forceinline__ unsigned rs_ss_window(const void *offsets, int kind, 
  * its sub-section from `stage`, so the values it combines are those of the twin. `stage` is seen through
  * RS_SS_PADDED (a word skipped after every 32): lane l's sub-section, values 8l .. 8l + 7, then meets 32 banks, not 4.
  * A row is read before any of it is written: in place stays safe. No block barrier: the warp's own. */
-/* position q of a padded shared array: a word skipped after every 32 */
-#define RS_SS_PADDED(q) ((q) + (q) / 32)
-#define RS_SS_STAGE RS_SS_PADDED(RS_GROUP)
 template <typename T, class Op, typename SRC, typename DST>
 __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, unsigned lane, rs_u64 o, unsigned len,
                                            T init, int exclusive)
@@ -512,7 +513,8 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 8 : 4)
         __syncthreads();
         const rs_u64 w0 = l_w * RS_SS_PER;
         if (w0 >= wins) break;
-        if (t < 2 * RS_SS_PER) { /* entry t: chunk t % 2 of window w0 + t / 2 (its segment's start and length, its index) */
+        /* entry t: chunk t % 2 of window w0 + t / 2 (its segment's start and length, its index) */
+        if (t < 2 * RS_SS_PER) {
             const rs_u64 w = w0 + t / 2, e = w < wins ? marks[2 * w + t % 2] : 0;
             rs_u64 o = 0, len = 0, c = 0;
             if (e) {
