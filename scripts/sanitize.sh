@@ -306,8 +306,13 @@ if want fuzz && [[ $FUZZ_OK == 1 ]]; then
   echo "sanitize: fuzz: seed corpus run: exit $rc, $(( $(date +%s) - t0 )) s"
   if [[ $rc == 0 ]]; then
     echo "sanitize: fuzz: tests/fuzz_api for $FUZZ_SECONDS s (-timeout=$FUZZ_INPUT_TIMEOUT per input)"
-    "${fuzz_env[@]}" ${REDSCAN_SANITIZE_FUZZ_WRAP:-} build-asan/tests/fuzz_api -max_total_time="$FUZZ_SECONDS" \
-      -timeout="$FUZZ_INPUT_TIMEOUT" "${fuzz_args[@]}" -print_final_stats=1 "$corpus" >build-asan/fuzz.log 2>&1
+    # one timed fuzzing into build-asan/fuzz.log; arguments: a command to run it under (the check below), or none
+    fuzz_timed() {
+      "${fuzz_env[@]}" "$@" build-asan/tests/fuzz_api -max_total_time="$FUZZ_SECONDS" -timeout="$FUZZ_INPUT_TIMEOUT" \
+        "${fuzz_args[@]}" -print_final_stats=1 "$corpus" >build-asan/fuzz.log 2>&1
+    }
+    # shellcheck disable=SC2086 # the wrapper is a command line, split on purpose
+    fuzz_timed ${REDSCAN_SANITIZE_FUZZ_WRAP:-}
     rc=$?
     # LeakSanitizer's own failure is not a finding here either (the asan step above): libFuzzer checks an input that
     # allocated more than it freed for leaks, stopping every thread with ptrace, and that can fail while PoCL's worker
@@ -321,8 +326,7 @@ if want fuzz && [[ $FUZZ_OK == 1 ]]; then
          build-asan/fuzz.log; then
       note "fuzz: LeakSanitizer could not stop the process's threads (its fatal error, not a leak); run again"
       mv build-asan/fuzz.log build-asan/fuzz.try1.log
-      "${fuzz_env[@]}" build-asan/tests/fuzz_api -max_total_time="$FUZZ_SECONDS" -timeout="$FUZZ_INPUT_TIMEOUT" \
-        "${fuzz_args[@]}" -print_final_stats=1 "$corpus" >build-asan/fuzz.log 2>&1
+      fuzz_timed
       rc=$?
     fi
   else
