@@ -9,7 +9,8 @@
  *
  *   ops x dtypes     every op x every dtype (1..12) on a mixed layout (empty, 1, 2, chunk edges 4095/4096/4097, a
  *                    multi-chunk segment, random lengths); the widenings at level >= 1 on a rotating subset, all at 2
- *   layouts          one huge segment, many empty, many one-element, power-law lengths, uniform lengths; at level 2 a
+ *   layouts          one huge segment, many empty, many one-element, power-law lengths, uniform lengths, lengths at
+ *                    the limits of CUDA's short path and queued batches then 90 % one-element; at level 2 a
  *                    segment of 2^24 + 5 int8 values (three levels of partials)
  *   offsets dtypes   INT32, UINT32, INT64, UINT64, offsets not starting at 0, elements before and after the segments
  *                    holding poison (a value that would change the result if read)
@@ -51,10 +52,10 @@ static ref_val nan_of(redscan_dtype dt, uint32_t payload, int negative)
 
 /* ---------------------------------------------------------------- layouts */
 
-typedef enum { LAY_MIXED = 0, LAY_HUGE, LAY_EMPTY, LAY_ONES, LAY_POWER, LAY_UNIFORM, LAY_COUNT } layout;
+typedef enum { LAY_MIXED = 0, LAY_HUGE, LAY_EMPTY, LAY_ONES, LAY_POWER, LAY_UNIFORM, LAY_SHORTMIX, LAY_COUNT } layout;
 static const char *lay_name(layout l)
 {
-    static const char *names[] = {"mixed", "huge", "many-empty", "many-ones", "power-law", "uniform"};
+    static const char *names[] = {"mixed", "huge", "many-empty", "many-ones", "power-law", "uniform", "short-mix"};
     return names[l];
 }
 
@@ -88,6 +89,15 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
     case LAY_UNIFORM:
         while (S < cap / 64) len[S++] = (size_t)h_rng_below(r, 2 * 4096 + 2);
         break;
+    case LAY_SHORTMIX: { /* lengths at the limits of CUDA's short path (a thread up to 32 values) and of seg_medium's
+                          * batches of consecutive queued segments of up to 128 (kernels_cu/segmented.cu), then the
+                          * bench's "ones": 90 % one-element segments, 10 % of 2..100 values */
+        static const size_t edge[] = {32, 33, 128, 129, 127, 1, 0, 33, 33, 33, 33, 129, 128, 128, 128, 128, 128, 4096,
+                                      4097, 1, 2, 100, 0, 100, 31, 65};
+        for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) len[S++] = edge[i];
+        while (S < cap) len[S++] = h_rng_below(r, 10) ? 1 : 2 + (size_t)h_rng_below(r, 99);
+        break;
+    }
     default: break;
     }
     return S;
@@ -506,6 +516,29 @@ static void errors(void)
         check_untouched(out, S * 4, "async faulty");
         redscan_buffer_destroy(h_ctx, fb);
     }
+    /* many segments: CUDA's seg_check takes several offsets a thread once S passes its grid's threads (270 K on a
+     * 132-SM device); two faults far apart, the first one reported, nothing written */
+    {
+        const size_t BS = (size_t)1 << 20;
+        uint32_t *boff = (uint32_t *)h_malloc((BS + 1) * sizeof *boff);
+        for (size_t i = 0; i <= BS; i++) boff[i] = (uint32_t)i;
+        boff[BS - 5] = (uint32_t)BS; /* > offsets[BS - 4]: the first decrease */
+        boff[BS - 2] = (uint32_t)BS; /* > offsets[BS - 1] */
+        redscan_buffer *bx = h_buffer_with(NULL, 0, BS * 4, (redscan_dtype)0, ref_zero());
+        redscan_buffer *bo = h_buffer_with(boff, (BS + 1) * 4, (BS + 1) * 4, (redscan_dtype)0, ref_zero());
+        redscan_buffer *bout = h_buffer_with(fill, sizeof fill, BS * 4, (redscan_dtype)0, ref_zero());
+        if (bx && bo && bout) {
+            char words[64];
+            snprintf(words, sizeof words, "offsets[%zu]", BS - 5);
+            expect(redscan_segmented_reduce(h_ctx, &d, bx, REDSCAN_UINT32, bo, BS, bout), BAD,
+                   "faults among 2^20 segments", words);
+            check_untouched(bout, sizeof fill, "faults among 2^20 segments");
+        }
+        redscan_buffer_destroy(h_ctx, bx);
+        redscan_buffer_destroy(h_ctx, bo);
+        redscan_buffer_destroy(h_ctx, bout);
+        free(boff);
+    }
     /* the context works afterwards, and n = 10 exactly fits */
     int32_t got[4] = {0};
     if (CHECK_OK(redscan_segmented_reduce(h_ctx, &d, in, REDSCAN_UINT64, ob, S, out), "after errors") &&
@@ -579,6 +612,11 @@ int main(void)
         reduce_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_MIXED, REDSCAN_INT64, 64, (1u << 24) + 12345, 1,
                     0);
     }
+    /* 8-byte values in seg_medium's batches of queued segments (the compute types above are of 4 bytes); level 0 takes
+     * the op whose program it builds anyway */
+    if (usable(REDSCAN_FLOAT64))
+        reduce_case(L == 0 ? REDSCAN_PROD : REDSCAN_SUM, REDSCAN_FLOAT64, REDSCAN_FLOAT64, LAY_SHORTMIX, REDSCAN_UINT32,
+                    cap, big, 1, 0);
     printf("layouts: %.1f s\n", h_now() - t0);
 
     t0 = h_now();
@@ -605,6 +643,8 @@ int main(void)
         argext_case(REDSCAN_INT32, 0, LAY_ONES, 0, 0, 1);
         argext_case(REDSCAN_BFLOAT16, 1, LAY_POWER, 1, 0, 0);
         argext_case(REDSCAN_INT16, 1, LAY_HUGE, 1, 0, 1);
+        argext_case(REDSCAN_INT32, 0, LAY_SHORTMIX, 1, 0, 0); /* the queue's batches, 4- and 8-byte values */
+        if (usable(REDSCAN_FLOAT64)) argext_case(REDSCAN_FLOAT64, 1, LAY_SHORTMIX, 0, 0, 1);
     }
     printf("argmin/argmax: %.1f s\n", h_now() - t0);
     return h_done();
