@@ -42,11 +42,7 @@ echo "== ctest: opencl with POCL_WORK_GROUP_METHOD=$second (REDSCAN_TEST_LEVEL=$
 # methods fit in CI's time; REDSCAN_SECOND_TEST_LEVEL=1 runs the full sizes. test_scan takes a subset of its type
 # table here (REDSCAN_TEST_SCAN_SUBSET=1: every block, grid and op, with 9 of its 27 type entries; about 40 % of its
 # programs), since PoCL compiles each program cold and test_scan's cost the second pass 5-6 minutes.
-# The pass also sets POCL_WORK_GROUP_SPECIALIZATION=0: PoCL then compiles one generic copy of each kernel (built with
-# its required work-group size) instead of that and its specialized copies; its programs are all compiled cold here,
-# and the first pass keeps PoCL's default (tests/CMakeLists.txt, test_scan).
 POCL_WORK_GROUP_METHOD=$second REDSCAN_TEST_LEVEL=${REDSCAN_SECOND_TEST_LEVEL:-0} \
-  POCL_WORK_GROUP_SPECIALIZATION=${POCL_WORK_GROUP_SPECIALIZATION:-0} \
   REDSCAN_TEST_SCAN_SUBSET=${REDSCAN_TEST_SCAN_SUBSET:-1} ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE 'large|stress' \
   -j"$jobs" "$@" 2>&1 | tee build/ctest-second.log || status=1
 
