@@ -16,7 +16,8 @@
  * (pre-filled with a sentinel), the input (with a poisoned tail past n) is unchanged when not in place, a second
  * run of a float case gives the same bits.
  *
- * Sizes: the full cross product at small sizes; 1023..65537 and random sizes with a rotating subset of the
+ * Sizes: the full cross product at small sizes (below level 2 the wide entries with product, min and max run two of
+ * the five blocks, block_runs); 1023..65537 and random sizes with a rotating subset of the
  * configurations (all grids of each chosen block, so hierarchical == reduce-then-scan is always compared);
  * per block the sizes that need 2 and 3 levels (SECTION + 1, SECTION^2 + 1, 2 SECTION^2 + 1) and a one-element
  * last section; 2^20 +- 3 and 2^24 + 1 with a covering subset (every op, type, block, grid, mode); 2^26 + 3 for
@@ -108,13 +109,32 @@ static unsigned narrow_grid(unsigned ti, unsigned oi)
     return (ti - NWIDE + oi) % NGRIDS;
 }
 
-/* Whether narrow entry ti runs block bi with op oi (level 2: every block; wide entries: always). */
-static int narrow_runs(unsigned ti, unsigned oi, unsigned bi)
+/* Below level 2 a wide entry ti runs every block with the sum (the op whose float bits depend on the block's order),
+ * and with the other ops (oi 1..3) two: AUTO (the default path) and BLOCKS[(ti + oi) % 4]. Over the table every
+ * explicit block still meets every wide entry and every op, with every grid; an (entry, op) builds 4 programs instead
+ * of 9 (docs/PERFORMANCE.md, "CI and the README commands"). */
+static unsigned wide_block(unsigned ti, unsigned oi)
 {
-    return ti < NWIDE || h_level() >= 2 || narrow_block(ti, oi) == bi;
+    return (ti + oi) % (NBLOCKS - 1);
 }
 
-/* Whether narrow entry ti runs grid gi with op oi (as narrow_runs). */
+/* Whether entry ti runs block bi with op oi: a narrow entry its narrow_block, a wide one as above (level 2: every
+ * block). */
+static int block_runs(unsigned ti, unsigned oi, unsigned bi)
+{
+    if (h_level() >= 2) return 1;
+    if (ti >= NWIDE) return narrow_block(ti, oi) == bi;
+    return oi == 0 || bi == NBLOCKS - 1 || bi == wide_block(ti, oi);
+}
+
+/* The op (index in OPS) with which wide entry ti runs block bi: oi itself when block_runs says so, else the one whose
+ * wide_block is bi (the sum for bi's own rotation). */
+static unsigned wide_op_for(unsigned ti, unsigned oi, unsigned bi)
+{
+    return block_runs(ti, oi, bi) ? oi : (bi + NBLOCKS - 1 - ti % (NBLOCKS - 1)) % (NBLOCKS - 1);
+}
+
+/* Whether narrow entry ti runs grid gi with op oi (level 2: every grid; wide entries: always). */
 static int narrow_grid_runs(unsigned ti, unsigned oi, unsigned gi)
 {
     return ti < NWIDE || h_level() >= 2 || narrow_grid(ti, oi) == gi;
@@ -427,7 +447,7 @@ static void combo(unsigned c, redscan_block_scan *b, int *excl, int *init, int *
 
 /* Run the data set through every combo selected by (c % stride == phase), each with all grids. A narrow entry below
  * level 2 (its block fixed, narrow_block): its 8 combos c = block + 5 m (m: exclusive, init, in place) take the place
- * of the 40, m % stride == phase % stride. */
+ * of the 40, m % stride == phase % stride. A wide entry below level 2 keeps to the blocks of block_runs. */
 static void sweep(dataset *d, unsigned stride, unsigned phase, int host)
 {
     const unsigned ti = (unsigned)(d->t - TYPES);
@@ -441,6 +461,12 @@ static void sweep(dataset *d, unsigned stride, unsigned phase, int host)
         redscan_block_scan b;
         int excl, init, inplace;
         combo(c, &b, &excl, &init, &inplace);
+        if (!one_block && !block_runs(ti, (unsigned)d->op, c % NBLOCKS)) {
+            /* a wide entry's block that this op skips (below level 2): the full cross product has the same modes
+             * with the blocks it runs; a rotating subset takes AUTO or the entry's wide_block in its place */
+            if (stride == 1) continue;
+            b = BLOCKS[((c / NBLOCKS) & 1) ? NBLOCKS - 1 : wide_block(ti, (unsigned)d->op)];
+        }
         if (inplace && d->t->field) continue;
         d->have_hier = 0;
         for (unsigned g = 0; g < NGRIDS; g++) run_one(d, b, GRIDS[g], excl, init, inplace);
@@ -588,13 +614,14 @@ static void exclusive_first(void)
         char ts[40];
         type_str(t, ts);
         for (int op = REDSCAN_PROD; op <= REDSCAN_MAX; op++) {
-            /* the wide types in shard 1, the narrow ones in their op's shard (where the sweeps built their programs) */
-            if (!h_shard(ti < NWIDE ? 1u : (unsigned)op)) continue;
+            /* in the op's shard, where the sweeps built the programs */
+            if (!h_shard((unsigned)op)) continue;
             for (unsigned bi = 0; bi < NBLOCKS; bi++)
                 for (unsigned gi = 0; gi < NGRIDS; gi++)
                     for (int use_init = 0; use_init < 2; use_init++) {
-                        /* the narrow types: their narrow_block and narrow_grid (level 2: every block and grid) */
-                        if (!narrow_runs(ti, (unsigned)op, bi) || !narrow_grid_runs(ti, (unsigned)op, gi)) continue;
+                        /* the blocks of block_runs; the narrow types their narrow_grid (level 2: every block and
+                         * grid) */
+                        if (!block_runs(ti, (unsigned)op, bi) || !narrow_grid_runs(ti, (unsigned)op, gi)) continue;
                         if (!h_case("exclusive first element %s %s %s/%s init=%s", ref_op_str((redscan_op)op), ts,
                                     h_block_str(BLOCKS[bi]), h_grid_str(GRIDS[gi]), use_init ? "yes" : "null"))
                             continue;
@@ -756,7 +783,7 @@ static void narrow_closed_forms(void)
         for (unsigned bi = 0; bi < NBLOCKS; bi++)
             for (unsigned gi = 0; gi < NGRIDS; gi++) {
                 /* the sweeps' block and grid for sum */
-                if (ti < NTYPES && (!narrow_runs(ti, REDSCAN_SUM, bi) || !narrow_grid_runs(ti, REDSCAN_SUM, gi))) continue;
+                if (ti < NTYPES && (!block_runs(ti, REDSCAN_SUM, bi) || !narrow_grid_runs(ti, REDSCAN_SUM, gi))) continue;
                 if (!h_case("narrow closed form: %s %s/%s n=%zu", c->what, h_block_str(BLOCKS[bi]),
                             h_grid_str(GRIDS[gi]), n))
                     continue;
@@ -836,8 +863,8 @@ static void single_pass_fallback(void)
                         const unsigned c = (unsigned)(zi + oi + ti + bi + si);
                         if (h_level() < 2 && zi == 2 && c % 3) continue; /* the largest size: a third of the combos */
                         /* the narrow types: one (entry, op) per (mode, block, size), rotating (level 2: one entry per
-                         * op); below level 2 an (entry, op) whose narrow_block is this block, in its op's shard (the wide
-                         * types: shard 0) */
+                         * op); below level 2 an (entry, op) whose narrow_block is this block; the wide types the
+                         * blocks of block_runs; each in its op's shard */
                         if (ti >= NWIDE) {
                             if (h_level() >= 2) {
                                 if (ti - NWIDE != (unsigned)(zi * 5 + oi * 7 + bi * 3 + si * 11) % NNARROW) continue;
@@ -848,10 +875,10 @@ static void single_pass_fallback(void)
                                 if (!single_pass_pair(bi, (unsigned)(zi + si), &pt, &po) || pt != ti || po != oi)
                                     continue;
                             }
-                            if (!h_shard(oi)) continue;
-                        } else if (!h_shard(0)) {
+                        } else if (!block_runs(ti, oi, bi)) {
                             continue;
                         }
+                        if (!h_shard(oi)) continue;
                         const h_gen gen = (h_gen)(c % (unsigned)h_gen_count(TYPES[ti].in));
                         dataset d;
                         if (ds_init(&d, OPS[oi], ti, sizes[zi], gen, 3)) {
@@ -1031,13 +1058,15 @@ int main(void)
                 redscan_op op = OPS[(k + si + bi) % 4];
                 /* narrow: entry 5 (3 bi + si) mod 18, 12 distinct ones over the blocks and sizes, the float16 and
                  * bfloat16 sums among them; below level 2 the first entry from there with an op whose narrow_block is
-                 * this block (that op). The wide ones in the block's shard, the narrow ones in their op's. */
+                 * this block (that op). A wide one takes an op that runs the block (wide_op_for). Each in its op's
+                 * shard. */
                 unsigned ti = k < per ? (k + 2 * si + bi) % NWIDE : NWIDE + (unsigned)(5 * (3 * bi + si)) % NNARROW;
                 if (k >= per && L < 2) {
                     while ((bi + NBLOCKS - (ti - NWIDE) % NBLOCKS) % NBLOCKS >= 4) ti = NWIDE + (ti - NWIDE + 1) % NNARROW;
                     op = OPS[(bi + NBLOCKS - (ti - NWIDE) % NBLOCKS) % NBLOCKS];
                 }
-                if (!h_shard(k < per ? bi : (unsigned)op)) continue;
+                if (k < per) op = OPS[wide_op_for(ti, (unsigned)op, bi)];
+                if (!h_shard((unsigned)op)) continue;
                 h_gen g = (h_gen)((k + si) % (unsigned)h_gen_count(TYPES[ti].in));
                 int excl = (int)((k + bi) & 1), init = (int)(((k + si) >> 1) & 1), inplace = (int)((k / 3 + si) & 1);
                 if (skip_type(ti)) continue;
@@ -1066,16 +1095,18 @@ int main(void)
                 unsigned c = k + 7 * (unsigned)li;
                 redscan_op op = OPS[c % 4];
                 unsigned ti = k < per ? (k + 4 * (unsigned)li) % NWIDE : NWIDE + 5 * (3 * (unsigned)li + k - per) % NNARROW;
-                redscan_block_scan b = BLOCKS[(k + li) % NBLOCKS];
+                unsigned bi = (k + (unsigned)li) % NBLOCKS;
                 if (k >= per && L < 2) { /* narrow: an op whose narrow_block is not AUTO, that block and grid */
                     unsigned oi = c % 4;
                     if (narrow_block(ti, oi) == NBLOCKS - 1) oi = (oi + 1) % 4;
                     op = OPS[oi];
-                    b = BLOCKS[narrow_block(ti, oi)];
+                    bi = narrow_block(ti, oi);
                 }
-                /* the wide ones in the size's shard, the narrow ones in their op's */
-                if (!h_shard(k < per ? (unsigned)li : (unsigned)op)) continue;
-                if (large[li] > (1u << 23) && b == REDSCAN_BLOCK_AUTO) b = REDSCAN_BLOCK_BRENT_KUNG;
+                if (large[li] > (1u << 23) && bi == NBLOCKS - 1) bi = 2; /* AUTO -> brent_kung */
+                const redscan_block_scan b = BLOCKS[bi];
+                /* a wide one: an op that runs the block (wide_op_for); each in its op's shard */
+                if (k < per) op = OPS[wide_op_for(ti, (unsigned)op, bi)];
+                if (!h_shard((unsigned)op)) continue;
                 redscan_grid_scan g = GRIDS[k >= per && L < 2 ? narrow_grid(ti, (unsigned)op) : (k + 2 * li) % NGRIDS];
                 h_gen gen = (h_gen)(c % (unsigned)h_gen_count(TYPES[ti].in));
                 single(op, ti, large[li], gen, b, g, (int)(c & 1), (int)((c >> 1) & 1), (int)((c / 3) & 1));
@@ -1092,7 +1123,7 @@ int main(void)
 
     t0 = h_now();
     if (h_shard(0)) seed001_regressions();
-    if (h_shard(1)) widening_overflow();
+    if (h_shard(0)) widening_overflow(); /* sums: where the sweeps built their programs */
     if (h_shard(0)) narrow_closed_forms();
     printf("regressions and widenings: %.1f s\n", h_now() - t0);
     return h_done();
