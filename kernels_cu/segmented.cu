@@ -2,7 +2,7 @@
  * header explains the work decomposition; the same constants, queue, chunks and order of combination here.
  *
  * seg_short (a thread per segment: up to 32 values folded alone, up to a tile queued), seg_medium (a warp per queued
- * segment; runs of segments of at most 128 values have their loads issued together), seg_tiles (a warp per input
+ * segment; up to four consecutive ones of at most 128 values by the warp's groups of 8 lanes, one each), seg_tiles (a warp per input
  * tile for the longer segments, level after level). The warp's tile expression: lane j stands for the coarsened
  * tile's threads j + 32r (r = 0..7), folds their 16 elements (k outer, v inner, from the identity, identity past the
  * chunk), then levels s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows (r with r + 4, r + 2,
@@ -300,49 +300,56 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
 }
 
 /* seg_medium's small segments (CUDA only; the same bits as rs_seg_team): up to RS_SEG_BATCH consecutive entries
- * j, j + 1, ... of the warp's task holding at most RS_SEG_SMALL values each, whose loads the warp issues together.
- * Such a segment is row 0 of the tile expression alone: lane l folds values 4l .. 4l + 3 (those below the length)
- * from the identity, levels s = 128, 64, 32 combine that with the identity rows, and s = 16 .. 1 are the shuffles;
- * so these are rs_seg_team's operations in its order. One segment at a time, a warp waits for a memory round trip per
- * segment of 33 .. 100 values (H100, 90 % one-element segments: seg_medium at a third of the DRAM bandwidth).
- * Returns how many entries it did (0: entry j is longer; rs_seg_team does it). */
+ * j, j + 1, ... of the warp's task holding at most RS_SEG_SMALL values each, one per group of 8 lanes, all loads in
+ * flight together. Such a segment is row 0 of the tile expression alone: leaf i (i = 0..31) is the fold of values
+ * 4i .. 4i + 3 from the identity, levels s = 128, 64, 32 combine it with identity rows (exact for every op, and the
+ * result goes out through rs_out, so they are skipped), and s = 16 .. 1 are rs_tree_seq's l[i] = l[i] (+) l[i + s].
+ * Lane k of a group holds leaves k, k + 8, k + 16, k + 24: levels 16 and 8 are its own combinations, levels 4, 2, 1
+ * shuffles inside the group. (A whole warp per segment, with five shuffle levels each, cost about 100 warp
+ * instructions a segment: seg_medium was bound by its instructions on 90 % one-element segments.) Returns how many
+ * entries it did (0: entry j is longer; rs_seg_team does it). */
 #define RS_SEG_BATCH 4
+#define RS_SEG_GROUP (RS_SEG_LANES / RS_SEG_BATCH)
 #define RS_SEG_SMALL (RS_SEG_LANES * RS_SEG_V)
 template <typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ unsigned rs_seg_small_batch(Src src, Dst out, rs_u64 my_seg, rs_u64 my_base, unsigned j,
                                                        unsigned count, unsigned lane)
 {
-    rs_u64 sl[RS_SEG_BATCH], base[RS_SEG_BATCH];
+    const unsigned g = lane / RS_SEG_GROUP, k = lane % RS_SEG_GROUP;
+    const unsigned e = j + g < count ? j + g : j; /* past the task: a copy of entry j, not taken */
+    const rs_u64 sl = __shfl_sync(0xffffffffu, my_seg, e), base = __shfl_sync(0xffffffffu, my_base, e);
+    const rs_u64 cnt = sl >> RS_SEG_LEN_SHIFT;
+    /* the groups 0, 1, ... whose entries are small, up to the first that is not (warp-uniform) */
+    const unsigned small = __ballot_sync(0xffffffffu, k == 0 && j + g < count && cnt <= RS_SEG_SMALL);
     unsigned nb = 0;
-#pragma unroll
-    for (unsigned b = 0; b < RS_SEG_BATCH; b++) {
-        const unsigned e = j + b < count ? j + b : j; /* past the task: a copy of entry j, not taken */
-        sl[b] = __shfl_sync(0xffffffffu, my_seg, e);
-        base[b] = __shfl_sync(0xffffffffu, my_base, e);
-        if (nb == b && j + b < count && (sl[b] >> RS_SEG_LEN_SHIFT) <= RS_SEG_SMALL) nb++;
-    }
+    while (nb < RS_SEG_BATCH && ((small >> (nb * RS_SEG_GROUP)) & 1u)) nb++;
     if (nb == 0) return 0;
-    T x[RS_SEG_BATCH][RS_SEG_V];
+    const bool mine = g < nb;
+    T x[4][RS_SEG_V];
 #pragma unroll
-    for (unsigned b = 0; b < RS_SEG_BATCH; b++)
+    for (unsigned q = 0; q < 4; q++)
 #pragma unroll
         for (unsigned v = 0; v < RS_SEG_V; v++) {
-            const rs_u64 i = lane * RS_SEG_V + v;
-            x[b][v] = b < nb && i < (sl[b] >> RS_SEG_LEN_SHIFT) ? rs_load<T>(src, base[b] + i) : Op::identity();
+            const rs_u64 i = (k + RS_SEG_GROUP * q) * RS_SEG_V + v;
+            x[q][v] = mine && i < cnt ? rs_load<T>(src, base + i) : Op::identity();
         }
+    T leaf[4];
 #pragma unroll
-    for (unsigned b = 0; b < RS_SEG_BATCH; b++) {
-        if (b >= nb) break; /* warp-uniform */
-        const rs_u64 cnt = sl[b] >> RS_SEG_LEN_SHIFT;
+    for (unsigned q = 0; q < 4; q++) {
         T acc = Op::identity();
 #pragma unroll
         for (unsigned v = 0; v < RS_SEG_V; v++)
-            if (lane * RS_SEG_V + v < cnt) acc = Op::combine(acc, x[b][v]);
-        acc = Op::combine(acc, Op::identity()); /* s = 128: row 4 */
-        acc = Op::combine(acc, Op::identity()); /* s = 64: row 2 */
-        const T w = rs_seg_warp_tree<T, Op>(Op::combine(acc, Op::identity()) /* s = 32: row 1 */, lane);
-        if (lane == 0) rs_put(out, sl[b] & RS_SEG_SEG_MASK, rs_out<Op>(w));
+            if ((k + RS_SEG_GROUP * q) * RS_SEG_V + v < cnt) acc = Op::combine(acc, x[q][v]);
+        leaf[q] = acc;
     }
+    /* s = 16: l[k] (+) l[k + 16], l[k + 8] (+) l[k + 24]; s = 8: l[k] (+) l[k + 8] */
+    T w = Op::combine(Op::combine(leaf[0], leaf[2]), Op::combine(leaf[1], leaf[3]));
+#pragma unroll
+    for (unsigned s = RS_SEG_GROUP / 2; s > 0; s >>= 1) { /* lane k + s is in k's group for k < s */
+        const T o = rs_seg_shfl_down(w, s);
+        if (k < s) w = Op::combine(w, o);
+    }
+    if (mine && k == 0) rs_put(out, sl & RS_SEG_SEG_MASK, rs_out<Op>(w));
     return nb;
 }
 
@@ -351,8 +358,8 @@ __device__ __forceinline__ unsigned rs_seg_small_batch(Src src, Dst out, rs_u64 
  * dependent loads per entry); warp w of block b takes tasks 8b + w, then 8 (b + G) + w, ...; its lanes read the
  * task's entries, passed round by shuffles. Runs of entries of at most 128 values go through rs_seg_small_batch. */
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP)
-    seg_medium(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out, const unsigned *flags)
+__device__ __forceinline__ void rs_seg_medium(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out,
+                                              const unsigned *flags)
 {
     if (flags[0]) return;
     const rs_u64 qn = *(const unsigned *)queue, m = qn < q_bound ? qn : q_bound;
@@ -379,6 +386,24 @@ __global__ void __launch_bounds__(RS_GROUP)
             j++;
         }
     }
+}
+
+/* The reductions' seg_medium has a launch bound: 5 blocks per SM for 4-byte values, 4 for 8-byte ones (at most 48 / 64
+ * registers). Unbounded, ptxas gave the float32 sum 58 registers and the int32 sum 48, then 40 and 63 with the groups
+ * above, and whichever had more ran 1000-value segments about 30 % slower (H200, 2^28). argmin / argmax (pairs, no
+ * groups) keep the unbounded kernel: a bound of 4 or of 1 block changed their registers and cost them 1-3 % or 20 %. */
+template <typename Src, typename Dst, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP, sizeof(T) <= 4 ? 5 : 4)
+    seg_medium(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out, const unsigned *flags)
+{
+    rs_seg_medium<Src, Dst, T, Op>(src, queue, q_bound, out, flags);
+}
+
+template <typename Src, typename Dst, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_medium_arg(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out, const unsigned *flags)
+{
+    rs_seg_medium<Src, Dst, T, Op>(src, queue, q_bound, out, flags);
 }
 
 /* rs_seg_find of segmented.cl: the number of offsets[0 .. S] that are <= p, from lo (offsets[i] <= p for i < lo), by
@@ -494,7 +519,10 @@ static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, con
     seg_short<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags, live);
     err = rs_launched();
     if (err == cudaSuccess && q_bound > 0) {
-        seg_medium<Src, Dst, T, Op><<<grid_medium, RS_GROUP, 0, stream>>>(in, qu, q_bound, dst, flags);
+        if constexpr (rs_is_arg<Op>::value)
+            seg_medium_arg<Src, Dst, T, Op><<<grid_medium, RS_GROUP, 0, stream>>>(in, qu, q_bound, dst, flags);
+        else
+            seg_medium<Src, Dst, T, Op><<<grid_medium, RS_GROUP, 0, stream>>>(in, qu, q_bound, dst, flags);
         err = rs_launched();
     }
     for (unsigned level = 0; err == cudaSuccess && levels > 1 && level < levels; level++) {
