@@ -2,11 +2,11 @@
  * header explains the work decomposition; the same constants, queue, chunks and order of combination here.
  *
  * seg_short (a thread per segment: up to 32 values folded alone, up to a tile queued), seg_medium (a warp per queued
- * segment; up to four consecutive ones of at most 128 values by the warp's groups of 8 lanes, one each), seg_tiles (a warp per input
- * tile for the longer segments, level after level). The warp's tile expression: lane j stands for the coarsened
- * tile's threads j + 32r (r = 0..7), folds their 16 elements (k outer, v inner, from the identity, identity past the
- * chunk), then levels s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows (r with r + 4, r + 2,
- * r + 1) and s = 16 .. 1 go through warp shuffles: lane j < s combines its value with lane j + s's, exactly
+ * segment; up to four consecutive ones of at most 128 values by the warp's groups of 8 lanes, one each), seg_tiles (a
+ * warp per input tile for the longer segments, level after level). The warp's tile expression: lane j stands for the
+ * coarsened tile's threads j + 32r (r = 0..7), folds their 16 elements (k outer, v inner, from the identity, identity
+ * past the chunk), then levels s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows (r with r + 4,
+ * r + 2, r + 1) and s = 16 .. 1 go through warp shuffles: lane j < s combines its value with lane j + s's, exactly
  * rs_tree_seq's l[j] = l[j] (+) l[j+s] (the OpenCL twin does those five levels in local memory). argmin / argmax run
  * the same kernels over (value, index) pairs (rs_op_arg), whose result owes nothing to the order.
  *
@@ -311,6 +311,7 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
 #define RS_SEG_BATCH 4
 #define RS_SEG_GROUP (RS_SEG_LANES / RS_SEG_BATCH)
 #define RS_SEG_SMALL (RS_SEG_LANES * RS_SEG_V)
+static_assert(RS_SEG_LANES / RS_SEG_GROUP == 4, "rs_seg_small_batch: four leaves a lane (levels 16 and 8 below)");
 template <typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ unsigned rs_seg_small_batch(Src src, Dst out, rs_u64 my_seg, rs_u64 my_base, unsigned j,
                                                        unsigned count, unsigned lane)

@@ -783,7 +783,8 @@ static void narrow_closed_forms(void)
         for (unsigned bi = 0; bi < NBLOCKS; bi++)
             for (unsigned gi = 0; gi < NGRIDS; gi++) {
                 /* the sweeps' block and grid for sum */
-                if (ti < NTYPES && (!block_runs(ti, REDSCAN_SUM, bi) || !narrow_grid_runs(ti, REDSCAN_SUM, gi))) continue;
+                if (ti < NTYPES && (!block_runs(ti, REDSCAN_SUM, bi) || !narrow_grid_runs(ti, REDSCAN_SUM, gi)))
+                    continue;
                 if (!h_case("narrow closed form: %s %s/%s n=%zu", c->what, h_block_str(BLOCKS[bi]),
                             h_grid_str(GRIDS[gi]), n))
                     continue;
