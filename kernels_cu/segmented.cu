@@ -1,9 +1,10 @@
 /* Segmented reduction and argmin / argmax (docs/ALGORITHMS.md, "Segments"). Twin: kernels_cl/segmented.cl, whose
  * header explains the work decomposition; the same constants, queue, chunks and order of combination here.
  *
- * seg_short (a thread per segment: up to 32 values folded alone, up to a tile queued), seg_medium (a warp per queued
- * segment; up to four consecutive ones of at most 128 values by the warp's groups of 8 lanes, one each), seg_tiles (a
- * warp per input tile for the longer segments, level after level). The warp's tile expression: lane j stands for the
+ * seg_short (a thread per segment: up to 32 values folded alone, or for min / max by a group of 8 lanes when a warp has
+ * few such segments; up to a tile queued), seg_medium (a warp per queued segment; up to four consecutive ones of at
+ * most 128 values by the warp's groups of 8 lanes, one each), seg_tiles (a warp per input tile for the longer
+ * segments, level after level). The warp's tile expression: lane j stands for the
  * coarsened tile's threads j + 32r (r = 0..7), folds their 16 elements (k outer, v inner, from the identity, identity
  * past the chunk), then levels s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows (r with r + 4,
  * r + 2, r + 1) and s = 16 .. 1 go through warp shuffles: lane j < s combines its value with lane j + s's, exactly
@@ -231,58 +232,157 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
     }
 }
 
+/* A segment of at most 32 NL values by a group of RS_SEG_GROUP = 8 lanes (CUDA only; the same bits as rs_seg_team).
+ * Such a segment lies in row 0 of the tile expression: leaf i (i = 0..31) is the fold of values 4i .. 4i + 3 from the
+ * identity, levels s = 128, 64, 32 combine it with identity rows (exact for every op, and the result goes out through
+ * rs_out, so they are skipped), and s = 16 .. 1 are rs_tree_seq's l[i] = l[i] (+) l[i + s]. Lane k of a group holds
+ * leaves k + 8q (q < NL; the leaves from 8 NL on are the identity, and so are the levels that combine with them):
+ * levels s = 16 and 8 are the lane's own combinations, levels 4, 2, 1 shuffles inside the group. NL = 4: seg_medium's
+ * segments of up to 128 values; NL = 1: seg_short's of up to 32. argmin / argmax owe no order: lane k folds values
+ * k, k + 8, ... into one best pair (a group's load is 32 consecutive bytes). All 32 lanes call it (the shuffles); a
+ * group with mine false loads nothing. The result is lane k = 0's. */
+#define RS_SEG_BATCH 4
+#define RS_SEG_GROUP (RS_SEG_LANES / RS_SEG_BATCH)
+#define RS_SEG_SMALL (RS_SEG_LANES * RS_SEG_V)
+static_assert(RS_SEG_GROUP * RS_SEG_V == RS_SEG_SHORT, "rs_seg_group<1>: seg_short's segments, a leaf a lane");
+template <unsigned NL, typename Src, typename T, class Op>
+__device__ __forceinline__ T rs_seg_group(Src src, rs_u64 base, rs_u64 cnt, bool mine, unsigned k)
+{
+    static_assert(NL == 1 || NL == 4, "rs_seg_group: one leaf a lane or four");
+    T w = Op::identity();
+    if constexpr (rs_is_arg<Op>::value) {
+#pragma unroll
+        for (unsigned j = 0; j < NL * RS_SEG_V; j++) {
+            const rs_u64 i = k + RS_SEG_GROUP * j;
+            if (mine && i < cnt) w = Op::combine(w, rs_load<T>(src, base + i));
+        }
+    } else {
+        T x[NL][RS_SEG_V];
+#pragma unroll
+        for (unsigned q = 0; q < NL; q++)
+#pragma unroll
+            for (unsigned v = 0; v < RS_SEG_V; v++) {
+                const rs_u64 i = (k + RS_SEG_GROUP * q) * RS_SEG_V + v;
+                x[q][v] = mine && i < cnt ? rs_load<T>(src, base + i) : Op::identity();
+            }
+        T leaf[NL];
+#pragma unroll
+        for (unsigned q = 0; q < NL; q++) {
+            T acc = Op::identity();
+#pragma unroll
+            for (unsigned v = 0; v < RS_SEG_V; v++)
+                if ((k + RS_SEG_GROUP * q) * RS_SEG_V + v < cnt) acc = Op::combine(acc, x[q][v]);
+            leaf[q] = acc;
+        }
+#pragma unroll
+        for (unsigned h = NL / 2; h > 0; h >>= 1) /* level s = 8 h: l[k + 8q] (+) l[k + 8 (q + h)] */
+#pragma unroll
+            for (unsigned q = 0; q < h; q++) leaf[q] = Op::combine(leaf[q], leaf[q + h]);
+        w = leaf[0];
+    }
+#pragma unroll
+    for (unsigned s = RS_SEG_GROUP / 2; s > 0; s >>= 1) { /* lane k + s is in k's group for k < s */
+        const T o = rs_seg_shfl_down(w, s);
+        if (k < s) w = Op::combine(w, o);
+    }
+    return w;
+}
+
+/* seg_medium's small segments: up to RS_SEG_BATCH consecutive entries j, j + 1, ... of the warp's task holding at
+ * most RS_SEG_SMALL values each, one per group of 8 lanes (rs_seg_group), all loads in flight together. (A whole warp
+ * per segment, with five shuffle levels each, cost about 100 warp instructions a segment: seg_medium was bound by its
+ * instructions on 90 % one-element segments.) Returns how many entries it did (0: entry j is longer; rs_seg_team does
+ * it). */
+template <typename Src, typename Dst, typename T, class Op>
+__device__ __forceinline__ unsigned rs_seg_small_batch(Src src, Dst out, rs_u64 my_seg, rs_u64 my_base, unsigned j,
+                                                       unsigned count, unsigned lane)
+{
+    const unsigned g = lane / RS_SEG_GROUP, k = lane % RS_SEG_GROUP;
+    const unsigned e = j + g < count ? j + g : j; /* past the task: a copy of entry j, not taken */
+    const rs_u64 sl = __shfl_sync(0xffffffffu, my_seg, e), base = __shfl_sync(0xffffffffu, my_base, e);
+    const rs_u64 cnt = sl >> RS_SEG_LEN_SHIFT;
+    /* the groups 0, 1, ... whose entries are small, up to the first that is not (warp-uniform) */
+    const unsigned small = __ballot_sync(0xffffffffu, k == 0 && j + g < count && cnt <= RS_SEG_SMALL);
+    unsigned nb = 0;
+    while (nb < RS_SEG_BATCH && ((small >> (nb * RS_SEG_GROUP)) & 1u)) nb++;
+    if (nb == 0) return 0;
+    const T w = rs_seg_group<4, Src, T, Op>(src, base, cnt, g < nb, k);
+    if (g < nb && k == 0) rs_put(out, sl & RS_SEG_SEG_MASK, rs_out<Op>(w));
+    return nb;
+}
+
 /* seg_short of segmented.cl: level 0 for every segment of up to RS_SEG_TILE elements, a thread per segment (offsets
- * read coalesced); empty: the empty value; up to RS_SEG_SHORT: the thread's own fold (the tile's threads 0..7 hold
- * four values each, the others the identity, so of the tree only s = 4, 2, 1 change anything); up to RS_SEG_TILE:
- * appended to the queue for seg_medium, one global atomic per batch. queue: a 32-bit count at its start (zeroed by
- * the host), the entries from queue[1]; the 32 bits after the count (zeroed with it) are flags: bit 0 set when a
- * segment is longer than RS_SEG_TILE (seg_tiles runs only then), bit 1 when one is longer than RS_SEG_TILE^2
- * (seg_tiles' levels >= 2 run only then); the same in the OpenCL twin. */
+ * read coalesced). Empty: the empty value. Up to RS_SEG_SHORT values: the thread's own fold (the tile's threads 0..7
+ * hold four values each, the others the identity, so of the tree only s = 4, 2, 1 change anything; argmin / argmax:
+ * a left fold, any order gives the same best pair). For min, max, argmin and argmax, a warp with at most four
+ * segments of RS_SEG_V + 1 .. RS_SEG_SHORT values gives them to its groups of 8 lanes instead, one each, a leaf a lane
+ * (rs_seg_group<1>, the same bits): a thread's fold cost the warp, and at the barrier its block, one compare chain as
+ * long as its longest segment (H200, 90 % one-element segments: argmax -18 %, max -7 %). The sums and products keep
+ * the thread's fold: the groups cost them 4-5 % there, and more segments a warp (power law) cost every op more than
+ * they saved (docs/PERFORMANCE.md, "seg_short's lane groups"). Up to RS_SEG_TILE: appended to the queue for
+ * seg_medium, one global atomic per batch. queue: a 32-bit count at its start (zeroed by the host), the entries from
+ * queue[1]; the 32 bits after the count (zeroed with it) are flags: bit 0 set when a segment is longer than
+ * RS_SEG_TILE (seg_tiles runs only then), bit 1 when one is longer than RS_SEG_TILE^2 (seg_tiles' levels >= 2 run
+ * only then); the same in the OpenCL twin, whose work-item folds up to RS_SEG_SHORT values alone. */
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
                                                       rs_u64 *queue, const unsigned *flags, const rs_u64 *runs)
 {
+    constexpr bool groups = Op::code == RS_MIN || Op::code == RS_MAX; /* argmin / argmax too (rs_op_arg) */
     __shared__ rs_u64 l_seg[RS_GROUP], l_base[RS_GROUP];
     __shared__ unsigned l_n, l_at;
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
     S = rs_seg_count(runs, S);
-    const unsigned t = threadIdx.x;
+    const unsigned t = threadIdx.x, g = t % RS_SEG_LANES / RS_SEG_GROUP, k = t % RS_SEG_GROUP;
     const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
     for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
         if (t == 0) l_n = 0;
         __syncthreads();
         const rs_u64 s = b * RS_GROUP + t;
-        rs_u64 len = 0;
+        rs_u64 len = 0, o = 0;
         if (s < S) {
-            const rs_u64 o = rs_seg_off(offsets, kind, s);
+            o = rs_seg_off(offsets, kind, s);
             len = rs_seg_off(offsets, kind, s + 1) - o;
+        }
+        /* min / max: a warp with at most RS_SEG_BATCH segments of RS_SEG_V + 1 .. RS_SEG_SHORT values gives them to its
+         * groups (warp-uniform) */
+        const unsigned want = groups ? __ballot_sync(0xffffffffu, len > RS_SEG_V && len <= RS_SEG_SHORT) : 0;
+        const bool grouped = want && __popc(want) <= RS_SEG_BATCH;
+        if (s < S) {
             if (len == 0) {
                 rs_put(out, s, rs_seg_empty_for<T, Op>(out));
-            } else if (len <= RS_SEG_SHORT && rs_is_arg<Op>::value) { /* any order: a plain left fold */
-                T a = Op::identity();
+            } else if (len <= RS_SEG_SHORT && rs_is_arg<Op>::value && !(grouped && len > RS_SEG_V)) {
+                T a = Op::identity(); /* any order: a plain left fold */
                 for (unsigned i = 0; i < len; i++) a = Op::combine(a, rs_load<T>(src, o + i));
                 rs_put(out, s, a);
-            } else if (len <= RS_SEG_SHORT) {
+            } else if (len <= RS_SEG_SHORT && !(grouped && len > RS_SEG_V)) {
                 T a[8];
 #pragma unroll
                 for (unsigned r = 0; r < 8; r++) a[r] = Op::identity();
 #pragma unroll
-                for (unsigned g = 0; g < RS_SEG_SHORT / RS_SEG_V; g++) { /* leaf g; none past the segment */
-                    if (g * RS_SEG_V >= len) break;
+                for (unsigned q = 0; q < RS_SEG_SHORT / RS_SEG_V; q++) { /* leaf q; none past the segment */
+                    if (q * RS_SEG_V >= len) break;
 #pragma unroll
                     for (unsigned v = 0; v < RS_SEG_V; v++)
-                        if (g * RS_SEG_V + v < len) a[g] = Op::combine(a[g], rs_load<T>(src, o + g * RS_SEG_V + v));
+                        if (q * RS_SEG_V + v < len) a[q] = Op::combine(a[q], rs_load<T>(src, o + q * RS_SEG_V + v));
                 }
 #pragma unroll
                 for (unsigned r = 0; r < 4; r++) a[r] = Op::combine(a[r], a[r + 4]);
 #pragma unroll
                 for (unsigned r = 0; r < 2; r++) a[r] = Op::combine(a[r], a[r + 2]);
                 rs_put(out, s, rs_out<Op>(Op::combine(a[0], a[1])));
-            } else if (len <= RS_SEG_TILE) {
+            } else if (len > RS_SEG_SHORT && len <= RS_SEG_TILE) {
                 const unsigned at = atomicAdd(&l_n, 1u); /* the queue's order changes no bits */
                 l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
                 l_base[at] = o;
             }
+        }
+        if (grouped) { /* group g takes the g-th of them */
+            const unsigned at = __fns(want, 0, (int)g + 1), from = at < RS_SEG_LANES ? at : 0;
+            const rs_u64 seg = __shfl_sync(0xffffffffu, s, from), base = __shfl_sync(0xffffffffu, o, from);
+            const rs_u64 cnt = __shfl_sync(0xffffffffu, len, from);
+            const T w = rs_seg_group<1, Src, T, Op>(src, base, cnt, at < RS_SEG_LANES, k);
+            if (at < RS_SEG_LANES && k == 0) rs_put(out, seg, rs_out<Op>(w));
         }
         /* a segment longer than a tile (than a tile of tiles) sets flag bit 0 (and 1) for seg_tiles (below) */
         const unsigned f = __syncthreads_or(s < S && len > RS_SEG_TILE)
@@ -297,61 +397,6 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
         }
         __syncthreads(); /* l_n and the lists are rewritten by the next batch */
     }
-}
-
-/* seg_medium's small segments (CUDA only; the same bits as rs_seg_team): up to RS_SEG_BATCH consecutive entries
- * j, j + 1, ... of the warp's task holding at most RS_SEG_SMALL values each, one per group of 8 lanes, all loads in
- * flight together. Such a segment is row 0 of the tile expression alone: leaf i (i = 0..31) is the fold of values
- * 4i .. 4i + 3 from the identity, levels s = 128, 64, 32 combine it with identity rows (exact for every op, and the
- * result goes out through rs_out, so they are skipped), and s = 16 .. 1 are rs_tree_seq's l[i] = l[i] (+) l[i + s].
- * Lane k of a group holds leaves k, k + 8, k + 16, k + 24: levels 16 and 8 are its own combinations, levels 4, 2, 1
- * shuffles inside the group. (A whole warp per segment, with five shuffle levels each, cost about 100 warp
- * instructions a segment: seg_medium was bound by its instructions on 90 % one-element segments.) Returns how many
- * entries it did (0: entry j is longer; rs_seg_team does it). */
-#define RS_SEG_BATCH 4
-#define RS_SEG_GROUP (RS_SEG_LANES / RS_SEG_BATCH)
-#define RS_SEG_SMALL (RS_SEG_LANES * RS_SEG_V)
-static_assert(RS_SEG_LANES / RS_SEG_GROUP == 4, "rs_seg_small_batch: four leaves a lane (levels 16 and 8 below)");
-template <typename Src, typename Dst, typename T, class Op>
-__device__ __forceinline__ unsigned rs_seg_small_batch(Src src, Dst out, rs_u64 my_seg, rs_u64 my_base, unsigned j,
-                                                       unsigned count, unsigned lane)
-{
-    const unsigned g = lane / RS_SEG_GROUP, k = lane % RS_SEG_GROUP;
-    const unsigned e = j + g < count ? j + g : j; /* past the task: a copy of entry j, not taken */
-    const rs_u64 sl = __shfl_sync(0xffffffffu, my_seg, e), base = __shfl_sync(0xffffffffu, my_base, e);
-    const rs_u64 cnt = sl >> RS_SEG_LEN_SHIFT;
-    /* the groups 0, 1, ... whose entries are small, up to the first that is not (warp-uniform) */
-    const unsigned small = __ballot_sync(0xffffffffu, k == 0 && j + g < count && cnt <= RS_SEG_SMALL);
-    unsigned nb = 0;
-    while (nb < RS_SEG_BATCH && ((small >> (nb * RS_SEG_GROUP)) & 1u)) nb++;
-    if (nb == 0) return 0;
-    const bool mine = g < nb;
-    T x[4][RS_SEG_V];
-#pragma unroll
-    for (unsigned q = 0; q < 4; q++)
-#pragma unroll
-        for (unsigned v = 0; v < RS_SEG_V; v++) {
-            const rs_u64 i = (k + RS_SEG_GROUP * q) * RS_SEG_V + v;
-            x[q][v] = mine && i < cnt ? rs_load<T>(src, base + i) : Op::identity();
-        }
-    T leaf[4];
-#pragma unroll
-    for (unsigned q = 0; q < 4; q++) {
-        T acc = Op::identity();
-#pragma unroll
-        for (unsigned v = 0; v < RS_SEG_V; v++)
-            if ((k + RS_SEG_GROUP * q) * RS_SEG_V + v < cnt) acc = Op::combine(acc, x[q][v]);
-        leaf[q] = acc;
-    }
-    /* s = 16: l[k] (+) l[k + 16], l[k + 8] (+) l[k + 24]; s = 8: l[k] (+) l[k + 8] */
-    T w = Op::combine(Op::combine(leaf[0], leaf[2]), Op::combine(leaf[1], leaf[3]));
-#pragma unroll
-    for (unsigned s = RS_SEG_GROUP / 2; s > 0; s >>= 1) { /* lane k + s is in k's group for k < s */
-        const T o = rs_seg_shfl_down(w, s);
-        if (k < s) w = Op::combine(w, o);
-    }
-    if (mine && k == 0) rs_put(out, sl & RS_SEG_SEG_MASK, rs_out<Op>(w));
-    return nb;
 }
 
 /* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment). The queue is cut into
