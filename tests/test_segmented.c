@@ -89,10 +89,10 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
     case LAY_UNIFORM:
         while (S < cap / 64) len[S++] = (size_t)h_rng_below(r, 2 * 4096 + 2);
         break;
-    case LAY_SHORTMIX: { /* lengths at the limits of CUDA's short paths (kernels_cu/segmented.cu: a thread up to 4
-                          * values, a group of 8 lanes up to 128, four groups a warp, the queue beyond; the twin's
-                          * work-item up to 32) and runs of more than four segments for the groups, then the bench's
-                          * "ones": 90 % one-element segments, 10 % of 2..100 values */
+    case LAY_SHORTMIX: { /* lengths at the limits of CUDA's short paths (kernels_cu/segmented.cu: seg_short's thread
+                          * up to 32 values, for min / max a group of 8 lanes for 5..32 in a warp with at most four
+                          * such, and runs of more than four; seg_medium's batches of queued segments up to 128), then
+                          * the bench's "ones": 90 % one-element segments, 10 % of 2..100 values */
         static const size_t edge[] = {32, 33, 128, 129, 127, 1, 0, 33, 33, 33, 33, 129, 128, 128, 128, 128, 128, 4096,
                                       4097, 1, 2, 100, 0, 100, 31, 65, 4, 5, 3, 8, 9, 6, 7, 17, 64, 0, 5, 96, 4, 1};
         for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) len[S++] = edge[i];
