@@ -618,6 +618,8 @@ int main(void)
     if (usable(REDSCAN_FLOAT64))
         reduce_case(L == 0 ? REDSCAN_PROD : REDSCAN_SUM, REDSCAN_FLOAT64, REDSCAN_FLOAT64, LAY_SHORTMIX, REDSCAN_UINT32,
                     cap, big, 1, 0);
+    /* a float min through CUDA seg_short's lane groups (min / max only) */
+    reduce_case(REDSCAN_MIN, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_SHORTMIX, REDSCAN_INT64, cap, big, 1, 0);
     printf("layouts: %.1f s\n", h_now() - t0);
 
     t0 = h_now();
