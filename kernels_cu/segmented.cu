@@ -239,7 +239,7 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
  * leaves k + 8q (q < NL; the leaves from 8 NL on are the identity, and so are the levels that combine with them):
  * levels s = 16 and 8 are the lane's own combinations, levels 4, 2, 1 shuffles inside the group. NL = 4: seg_medium's
  * segments of up to 128 values; NL = 1: seg_short's of up to 32. argmin / argmax owe no order: lane k folds values
- * k, k + 8, ... into one best pair (a group's load is 32 consecutive bytes). All 32 lanes call it (the shuffles); a
+ * k, k + 8, ... into one best pair (a group's load is 8 consecutive values). All 32 lanes call it (the shuffles); a
  * group with mine false loads nothing. The result is lane k = 0's. */
 #define RS_SEG_BATCH 4
 #define RS_SEG_GROUP (RS_SEG_LANES / RS_SEG_BATCH)
