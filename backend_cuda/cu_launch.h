@@ -126,6 +126,14 @@ cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int o
  * gets this level's partials at their slots; out the finished segments (out_dtype, narrow included). */
 cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned long long num_segments, unsigned long long n,
                             unsigned *flags, unsigned grid, cudaStream_t stream);
+/* The segmented scan of the exact operators (rs_byk_exact), after seg_check: heads (rs_cu_seg_heads_bytes(n) bytes)
+ * zeroed by cudaMemsetAsync, then seg_scan_heads writes offsets[0] and offsets[num_segments] (the positions to store)
+ * and the bitmap of the segments' starts, which rs_cu_byk_exact reads as keys of kind RS_CU_KEYS_BITS; the bounds
+ * stay [0, 0) when flags[0] is set. n < 2^36. */
+#define RS_CU_KEYS_BITS 64 /* not a redscan_dtype: kernels_cu/keys.cuh */
+static inline unsigned long long rs_cu_seg_heads_bytes(unsigned long long n) { return (3 + n / 64) * 8; }
+cudaError_t rs_cu_seg_scan_heads(int kind, const void *offsets, unsigned long long num_segments, unsigned long long n,
+                                 const unsigned *flags, void *heads, unsigned grid, cudaStream_t stream);
 /* Segmented scan (segmented_scan.cu): the look-back words zeroed (cudaMemsetAsync), seg_scan_short, seg_scan_team,
  * seg_scan_marks and seg_scan_single in that order on the stream; init: one value of the compute type; lb: 16 + 4 x
  * places uint64 (counters, and a chunk and a group slot per place), marks: 2 x places uint64 and then the list of

@@ -254,8 +254,10 @@ static void rs_seg_scan_parts(uint64_t in_n, size_t tsize, size_t bytes[3])
 {
     const size_t t = (size_t)rs_seg_scan_places(in_n) * tsize, lb = (size_t)rs_seg_scan_lb_words(in_n) * 8;
     const size_t marks = (size_t)rs_seg_scan_places(in_n) * 16;
-    bytes[0] = lb > t ? lb : t;
+    const size_t heads = (size_t)(3 + in_n / 64) * 8; /* the exact operators' bounds and bitmap (rs_seg_heads_words) */
+    bytes[0] = lb > t ? lb : t; /* >= rs_byk_exact_words: the exact operators' one pass */
     bytes[1] = marks > t ? marks : t;
+    if (heads > bytes[1]) bytes[1] = heads;
     bytes[2] = t;
 }
 
@@ -377,10 +379,106 @@ static redscan_status rs_seg_scan_launch(redscan_ctx *ctx, cl_program program, c
     return st;
 }
 
-/* The fault word zeroed, seg_check, the five kernels. */
+/* The words of byk_scan_exact over N positions of req's dtype: the ticket counter and a slot per tile (twice the slots
+ * for 8-byte T); at most rs_seg_scan_lb_words(N), the segmented scan's part 0. */
+static cl_ulong rs_byk_exact_words(const rs_scan_req *req, cl_ulong N)
+{
+    const size_t tsize = redscan_dtype_size(req->dtype);
+    return RS_SS_SLOT_BASE + rs_div_up(N, RS_GROUP * (tsize == 8 ? 8 : 16)) * (tsize == 8 ? 2 : 1);
+}
+
+/* Scan by key in one pass, the exact operators (scan_by_key.cl): byk_exact_zero clears the ticket counter and the
+ * slots in `words` (rs_byk_exact_words), then byk_scan_exact runs a group per tile of 4096 (4-byte T) or 2048
+ * (8-byte T) positions. kkind: the keys' dtype, or RS_OCL_KEYS_BITS for the segmented scan's head part. *done = 0
+ * (nothing enqueued) when the program lacks the kernel (a compiler without 64-bit atomics although the device lists
+ * them): the caller takes the runs' (or the chunk) path. */
+static redscan_status rs_byk_exact_pass(redscan_ctx *ctx, const rs_scan_req *req, cl_uint kkind, cl_mem keys,
+                                        cl_mem in, cl_mem out, cl_ulong N, cl_uint spins, cl_mem words, int *done)
+{
+    *done = 0;
+    rs_ocl *o = rs_ocl_of(ctx);
+    cl_program program;
+    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SCAN_BY_KEY, req->dtype, req->out_dtype, req->op, &program));
+    cl_kernel ks = NULL, kz = NULL;
+    redscan_status st = rs_ocl_kernel_opt(ctx, program, "byk_scan_exact", &ks);
+    if (st != REDSCAN_OK || !ks) return st;
+    const size_t tsize = redscan_dtype_size(req->dtype);
+    const cl_ulong tiles = rs_div_up(N, RS_GROUP * (tsize == 8 ? 8 : 16)), count = rs_byk_exact_words(req, N);
+    const cl_int exclusive = req->exclusive, inplace = in == out;
+    st = rs_ocl_kernel(ctx, program, "byk_exact_zero", &kz);
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof count};
+        const void *values[] = {&words, &count};
+        st = rs_set_args(ctx, kz, "byk_exact_zero", 2, sizes, values);
+        if (st == REDSCAN_OK)
+            st = rs_ocl_launch(ctx, kz, rs_ocl_groups_for(o, rs_div_up(count, RS_GROUP)), "byk_exact_zero");
+    }
+    if (st == REDSCAN_OK) { /* a group per tile, in ticket order */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
+                                sizeof N,       sizeof tiles, sizeof exclusive, tsize,        sizeof spins,
+                                sizeof inplace};
+        const void *values[] = {&keys, &kkind, &in, &out, &words, &N, &tiles, &exclusive, req->init.bytes, &spins,
+                                &inplace};
+        st = rs_set_args(ctx, ks, "byk_scan_exact", 11, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, ks, (size_t)tiles, "byk_scan_exact");
+    }
+    if (kz) clReleaseKernel(kz);
+    clReleaseKernel(ks);
+    *done = st == REDSCAN_OK;
+    return st;
+}
+
+/* The exact operators' one pass of a segmented scan, after seg_check (docs/ALGORITHMS.md, "Segmented scans", one
+ * pass): seg_scan_zero clears the head part (part[1]), seg_scan_heads writes the bounds and the segments' starts
+ * there, and byk_scan_exact scans with them (rs_byk_exact_pass, the slots in part[0]). *done = 0 when the scan by key
+ * program lacks the kernel: the caller takes the chunk path. */
+#define RS_OCL_KEYS_BITS 64u /* not a redscan_dtype: kernels_cl/keys.clh, RS_KEYS_BITS */
+
+static cl_ulong rs_seg_heads_words(cl_ulong in_n) { return 3 + in_n / 64; }
+
+static redscan_status rs_seg_scan_exact(redscan_ctx *ctx, cl_program program, const rs_scan_req *req, cl_mem src,
+                                        cl_mem dst, cl_uint kind, cl_mem off, cl_ulong S, cl_ulong N,
+                                        const cl_mem *part, cl_mem flags, int *done)
+{
+    rs_ocl *o = rs_ocl_of(ctx);
+    cl_uint spins = 0;
+    cl_kernel kz = NULL, kh = NULL;
+    const cl_ulong words = rs_seg_heads_words(N);
+    redscan_status st = rs_single_pass_spins(ctx, &spins);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_scan_zero", &kz);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_scan_heads", &kh);
+    if (st == REDSCAN_OK) {
+        const size_t sizes[] = {sizeof(cl_mem), sizeof words};
+        const void *values[] = {&part[1], &words};
+        st = rs_set_args(ctx, kz, "seg_scan_zero", 2, sizes, values);
+        if (st == REDSCAN_OK)
+            st = rs_ocl_launch(ctx, kz, rs_ocl_groups_for(o, rs_div_up(words, RS_GROUP)), "seg_scan_zero");
+    }
+    if (st == REDSCAN_OK) { /* a work-item per offset */
+        const size_t sizes[] = {sizeof(cl_mem), sizeof kind, sizeof S, sizeof N, sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&off, &kind, &S, &N, &flags, &part[1]};
+        st = rs_set_args(ctx, kh, "seg_scan_heads", 6, sizes, values);
+        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kh, rs_div_up(S + 1, RS_GROUP), "seg_scan_heads");
+    }
+    if (st == REDSCAN_OK)
+        st = rs_byk_exact_pass(ctx, req, RS_OCL_KEYS_BITS, part[1], src, dst, N, spins, part[0], done);
+    if (kz) clReleaseKernel(kz);
+    if (kh) clReleaseKernel(kh);
+    return st;
+}
+
+/* The fault word zeroed, seg_check, then the exact operators' one pass (rs_seg_scan_exact) on GPUs with 64-bit atomics
+ * (AUTO), or wherever those atomics are when REDSCAN_SEGMENTED_SCAN_PATH=one_pass asks for it, as scan by key;
+ * otherwise the five kernels. */
 redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
                                      redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
 {
+    rs_ocl *o = rs_ocl_of(ctx);
+    int multi = 0;
+    RS_OCL_TRY(rs_seg_scan_path(ctx, &multi)); /* a bad knob leaves `out` as it was */
+    const int cpu_device = (o->device_type & CL_DEVICE_TYPE_CPU) != 0;
+    const int one = !multi && in_n > 0 && in_n < (1ull << 36) && rs_ocl_single_pass_available(o) &&
+                    rs_seg_scan_one_pass(req, !cpu_device);
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, req->dtype, req->out_dtype, req->op, &program));
     const cl_ulong S = num_segments, windows = rs_div_up(in_n, RS_SEG_SCAN_TILE);
@@ -391,7 +489,11 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
     redscan_status st = rs_ocl_scratch_split(ctx, 3, bytes, part);
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
     if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
-    if (st == REDSCAN_OK)
+    int done = 0;
+    if (st == REDSCAN_OK && one)
+        st = rs_seg_scan_exact(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, (cl_mem)offsets, S, in_n, part,
+                               flags, &done);
+    if (st == REDSCAN_OK && !done)
         st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, (cl_mem)offsets, S, windows, part,
                                 flags, NULL);
     if (st == REDSCAN_OK) rs_ocl_full_of(rs_ocl_of(ctx))->seg_pending = 1;
@@ -503,51 +605,6 @@ void rs_ocl_seg_scan_reserve(redscan_dtype out_dtype, uint64_t n, size_t *need)
         if (bytes[i] > need[i]) need[i] = bytes[i];
 }
 
-/* Scan by key in one pass, the exact operators (scan_by_key.cl): byk_exact_zero clears the ticket counter and the
- * slots (16 + tiles words, twice the slots for 8-byte T), then byk_scan_exact runs a group per tile of 4096 (4-byte
- * T) or 2048 (8-byte T) positions. *done = 0 (nothing enqueued) when the program lacks the kernel (a compiler
- * without 64-bit atomics although the device lists them): the caller takes the runs' path. */
-static redscan_status rs_byk_exact_pass(redscan_ctx *ctx, const rs_scan_req *req, cl_uint kkind, cl_mem keys,
-                                        cl_mem in, cl_mem out, cl_ulong N, cl_uint spins, int *done)
-{
-    *done = 0;
-    rs_ocl *o = rs_ocl_of(ctx);
-    cl_program program;
-    RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SCAN_BY_KEY, req->dtype, req->out_dtype, req->op, &program));
-    cl_kernel ks = NULL, kz = NULL;
-    redscan_status st = rs_ocl_kernel_opt(ctx, program, "byk_scan_exact", &ks);
-    if (st != REDSCAN_OK || !ks) return st;
-    const size_t tsize = redscan_dtype_size(req->dtype);
-    const cl_ulong tile = RS_GROUP * (tsize == 8 ? 8 : 16), tiles = rs_div_up(N, tile);
-    const cl_ulong count = RS_SS_SLOT_BASE + tiles * (tsize == 8 ? 2 : 1);
-    const size_t bytes = (size_t)count * 8;
-    const cl_int exclusive = req->exclusive, inplace = in == out;
-    cl_mem words = NULL;
-    st = rs_ocl_kernel(ctx, program, "byk_exact_zero", &kz);
-    if (st == REDSCAN_OK) st = rs_ocl_scratch_split(ctx, 1, &bytes, &words);
-    if (st == REDSCAN_OK) {
-        const size_t sizes[] = {sizeof(cl_mem), sizeof count};
-        const void *values[] = {&words, &count};
-        st = rs_set_args(ctx, kz, "byk_exact_zero", 2, sizes, values);
-        if (st == REDSCAN_OK)
-            st = rs_ocl_launch(ctx, kz, rs_ocl_groups_for(o, rs_div_up(count, RS_GROUP)), "byk_exact_zero");
-    }
-    if (st == REDSCAN_OK) { /* a group per tile, in ticket order */
-        const size_t sizes[] = {sizeof(cl_mem), sizeof kkind, sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
-                                sizeof N,       sizeof tiles, sizeof exclusive, tsize,        sizeof spins,
-                                sizeof inplace};
-        const void *values[] = {&keys, &kkind, &in, &out, &words, &N, &tiles, &exclusive, req->init.bytes, &spins,
-                                &inplace};
-        st = rs_set_args(ctx, ks, "byk_scan_exact", 11, sizes, values);
-        if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, ks, (size_t)tiles, "byk_scan_exact");
-    }
-    if (words) clReleaseMemObject(words);
-    if (kz) clReleaseKernel(kz);
-    clReleaseKernel(ks);
-    *done = st == REDSCAN_OK;
-    return st;
-}
-
 /* Scan by key. The exact operators on GPUs with 64-bit atomics (path AUTO), or wherever those atomics are (path
  * ONE_PASS): rs_byk_exact_pass. Otherwise rs_byk_offsets makes the runs' offsets (UINT64) in scratch slot 3; then
  * the segmented scan's kernels (no seg_check: the offsets are valid by construction; the fault word is zeroed all the
@@ -566,9 +623,13 @@ redscan_status rs_ocl_scan_by_key(redscan_ctx *ctx, const rs_scan_req *req, reds
         cl_uint spins = 0;
         int done = 0;
         RS_OCL_TRY(rs_single_pass_spins(ctx, &spins));
-        RS_OCL_TRY(rs_byk_exact_pass(ctx, req, (cl_uint)key_dtype, (cl_mem)keys, (cl_mem)in, (cl_mem)out, n, spins,
-                                     &done));
-        if (done) return REDSCAN_OK;
+        const size_t bytes = (size_t)rs_byk_exact_words(req, n) * 8;
+        cl_mem words = NULL;
+        RS_OCL_TRY(rs_ocl_scratch_split(ctx, 1, &bytes, &words));
+        const redscan_status st = rs_byk_exact_pass(ctx, req, (cl_uint)key_dtype, (cl_mem)keys, (cl_mem)in,
+                                                    (cl_mem)out, n, spins, words, &done);
+        clReleaseMemObject(words);
+        if (st != REDSCAN_OK || done) return st;
     }
     cl_program program;
     RS_OCL_TRY(rs_ocl_program_get(ctx, RS_OCL_PROG_SEGMENTED_SCAN, req->dtype, req->out_dtype, req->op, &program));

@@ -11,6 +11,10 @@
  *                                     a group per tile, in ticket order (words[0]); tile i's slot at
  *                                     words[RS_SP_SLOT_BASE + i] (two words for 8-byte T: lookback.clh's format)
  *
+ * The segmented scan of the same operators runs byk_scan_exact too, with kkind RS_KEYS_BITS (keys.clh): the heads are
+ * the bits seg_scan_heads (segmented.cl) set at the segments' starts, and only the positions its segments cover are
+ * stored.
+ *
  * What differs from the CUDA twin, with the same results: the group's scan of the work-items' pairs is a
  * Kogge-Stone in local memory, and work-item 0 alone looks back, one slot at a time, computing an empty slot's pair
  * from the keys and values by itself after `spins` polls (the CUDA twin: warp 0, 32 slots a round). */
@@ -32,7 +36,7 @@ inline uint rs_bykx_tile_pair(global const void *keys, uint kkind, global const 
     T w = IDENTITY;
     const ulong first = i * RS_BYKX_TILE;
     for (ulong p = first; p < first + RS_BYKX_TILE && p < n; p++) {
-        if (p == 0 || rs_key(keys, kkind, p) != rs_key(keys, kkind, p - 1)) {
+        if (rs_key_head(keys, kkind, p)) {
             w = rs_combine(init, in[p]);
             f = 1;
         } else {
@@ -90,7 +94,14 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_scan_exact
     if (j >= tiles) return; /* uniform; never with `tiles` groups */
     const ulong first = j * RS_BYKX_TILE + (ulong)t * RS_BYKX_ITEMS;
     uint m = 0;
-    for (uint h = 0; h < RS_BYKX_ITEMS; h += RS_COARSE_ITEMS) m |= rs_byk_heads(keys, kkind, n, first + h) << h;
+    if (kkind == RS_KEYS_BITS)
+        m = rs_head_bits(keys, n, first, RS_BYKX_ITEMS);
+    else
+        for (uint h = 0; h < RS_BYKX_ITEMS; h += RS_COARSE_ITEMS) m |= rs_byk_heads(keys, kkind, n, first + h) << h;
+    /* the positions stored: all of them for scan by key, those of the segments for a segmented scan (RS_KEYS_BITS:
+     * [0, 0) after faulty offsets) */
+    global const ulong *bounds = (global const ulong *)keys;
+    const ulong lo = kkind == RS_KEYS_BITS ? bounds[0] : 0, hi = kkind == RS_KEYS_BITS ? bounds[1] : n;
     T x[RS_BYKX_ITEMS];
     for (uint k = 0; k < RS_BYKX_ITEMS; k++) x[k] = first + k < n ? in[first + k] : IDENTITY;
     /* this work-item's pair, then the group's inclusive pairs (Kogge-Stone in local memory) */
@@ -135,7 +146,7 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_scan_exact
     for (uint k = 0; k < RS_BYKX_ITEMS; k++) {
         const int head = (m >> k) & 1u;
         const T inc = head ? rs_combine(init, x[k]) : rs_combine(r, x[k]);
-        if (first + k < n) out[first + k] = RS_OUT(exclusive ? (head ? head_ex : r) : inc);
+        if (first + k >= lo && first + k < hi) out[first + k] = RS_OUT(exclusive ? (head ? head_ex : r) : inc);
         r = inc;
     }
 }

@@ -89,7 +89,25 @@ kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, g
 inline ulong rs_seg_count(global const ulong *runs, ulong S) { return runs && *runs < S ? *runs : S; }
 
 #if defined(RS_SEG_SCAN)
-/* the segmented scan program (segmented_scan.cl) takes rs_seg_off and seg_check from here */
+/* the segmented scan program (segmented_scan.cl) takes rs_seg_off and seg_check from here, and this kernel:
+ *
+ * The segmented scan of the exact operators (after seg_check; docs/ALGORITHMS.md, "Segmented scans", one pass): the
+ * head part that byk_scan_exact (scan_by_key.cl) reads with kkind RS_KEYS_BITS (keys.clh), zeroed before. heads[0],
+ * heads[1]: offsets[0] and offsets[S], the positions to store, left [0, 0) when seg_check found a fault; then bit p of
+ * the bitmap for each offset p < n, and bit 0 in any case (position 0 is the first tile's head). A work-item per
+ * offset (the CUDA twin gathers a warp's bits of one word by shuffles first). */
+kernel void seg_scan_heads(global const void *offsets, uint kind, ulong S, ulong n, global const uint *flags,
+                           global ulong *heads)
+{
+    const ulong s = get_global_id(0);
+    global uint *map = (global uint *)(heads + 2);
+    if (s == 0) atomic_or(&map[0], 1u); /* whatever the offsets: tile 0 never looks back */
+    if (s > S || flags[0]) return;      /* faulty offsets: nothing is stored */
+    const ulong o = rs_seg_off(offsets, kind, s);
+    if (s == 0) heads[0] = o;
+    if (s == S) heads[1] = o;
+    if (o < n) atomic_or(&map[o >> 5], 1u << (o & 31u));
+}
 #else
 /* What the kernels below reduce, per program (the kernels themselves are one text for both):
  *   RS_SEG_VT             the value type of the tree, the level values in the workspace and local memory

@@ -16,7 +16,11 @@
  * A slot still empty after `spins` polls is computed from the keys and values by warp 0 and published (the same
  * value its owner publishes), so nothing waits without bound. Tiles come from a ticket counter, in order.
  * Slots: words[0] the ticket counter, tile i at words[RS_SP_SLOT_BASE + i] (two words for 8-byte T; lookback.cuh's
- * format). A block per tile; keys, values and output are read and written once. */
+ * format). A block per tile; keys, values and output are read and written once.
+ *
+ * The segmented scan of the same operators runs this kernel too, with kkind RS_KEYS_BITS (keys.cuh): the heads are
+ * the bits that seg_scan_heads (segmented.cu) set at the segments' starts, and only the positions its segments cover
+ * are stored. A run there is a segment, so the bits are the rule's as well (docs/ALGORITHMS.md, "Segmented scans"). */
 #include <string.h>
 
 #include <type_traits>
@@ -96,7 +100,7 @@ __device__ __forceinline__ void rs_bykx_tile_pair(const void *keys, int kkind, c
     for (unsigned k = 0; k < per; k++) {
         const rs_u64 p = first + k;
         if (p >= n) break;
-        if (p == 0 || rs_key(keys, kkind, p) != rs_key(keys, kkind, p - 1)) {
+        if (rs_key_head(keys, kkind, p)) {
             w = Op::combine(init, in[p]);
             g = true;
         } else {
@@ -159,17 +163,20 @@ __device__ __forceinline__ T rs_bykx_lookback(const void *keys, int kkind, const
     }
 }
 
-/* Thread t's keys and values, positions first .. first + ITEMS - 1: the head mask (bit k: first + k is a head) and
- * the values (the identity past n). vec: keys, in and out 16-byte aligned; full: the whole tile lies below n. */
+/* Thread t's keys (or head bits) and values, positions first .. first + ITEMS - 1: the head mask (bit k: first + k is
+ * a head) and the values (the identity past n). vec: keys, in and out 16-byte aligned; full: the whole tile lies
+ * below n. */
 template <typename T, class Op, unsigned ITEMS>
 __device__ __forceinline__ unsigned rs_bykx_load(const void *keys, int kkind, const T *in, rs_u64 n, rs_u64 first,
                                                  bool vec, bool full, T (&x)[ITEMS])
 {
-    unsigned m = 0;
+    const bool bits = kkind == RS_KEYS_BITS;
+    unsigned m = bits ? rs_head_bits(keys, n, first, ITEMS) : 0u;
     if (vec && full) {
 #define RS_BYKX_HEADS(W)                                                                                               \
     for (unsigned h = 0; h < ITEMS; h += RS_COARSE_ITEMS) m |= rs_byk_heads_in<W>(keys, first + h) << h
-        if (kkind == RS_INT8 || kkind == RS_UINT8) RS_BYKX_HEADS(1);
+        if (bits) {
+        } else if (kkind == RS_INT8 || kkind == RS_UINT8) RS_BYKX_HEADS(1);
         else if (kkind == RS_INT16 || kkind == RS_UINT16) RS_BYKX_HEADS(2);
         else if (kkind == RS_INT32 || kkind == RS_UINT32) RS_BYKX_HEADS(4);
         else RS_BYKX_HEADS(8);
@@ -183,7 +190,8 @@ __device__ __forceinline__ unsigned rs_bykx_load(const void *keys, int kkind, co
         return m;
     }
 #pragma unroll
-    for (unsigned h = 0; h < ITEMS; h += RS_COARSE_ITEMS) m |= rs_byk_heads(keys, kkind, n, first + h, vec) << h;
+    for (unsigned h = 0; h < ITEMS; h += RS_COARSE_ITEMS)
+        if (!bits) m |= rs_byk_heads(keys, kkind, n, first + h, vec) << h;
 #pragma unroll
     for (unsigned k = 0; k < ITEMS; k++) x[k] = first + k < n ? in[first + k] : Op::identity();
     return m;
@@ -228,7 +236,9 @@ __device__ __forceinline__ unsigned rs_bykx_load_warp(const void *keys, int kkin
     if constexpr (sizeof(T) == 4 && ITEMS == 16) {
         const unsigned lane = threadIdx.x & 31u;
         uint4 w[4];
-        if (kkind == RS_INT32 || kkind == RS_UINT32) {
+        if (kkind == RS_KEYS_BITS) {
+            m = rs_head_bits(keys, n, first, 16);
+        } else if (kkind == RS_INT32 || kkind == RS_UINT32) {
             rs_bykx_warp_in(reinterpret_cast<const uint4 *>(static_cast<const unsigned *>(keys) + wbase), stage, lane,
                             w);
             unsigned k[16];
@@ -277,6 +287,11 @@ __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
     if (j >= tiles) return; /* uniform; never with `tiles` blocks */
     const rs_u64 base = j * TILE, first = base + (rs_u64)t * ITEMS;
     const bool full = base + TILE <= n;
+    /* the positions stored: all of them for scan by key, those of the segments for a segmented scan (RS_KEYS_BITS:
+     * [0, 0) after faulty offsets); inside: the whole tile is */
+    const rs_u64 *const bounds = static_cast<const rs_u64 *>(keys);
+    const rs_u64 lo = kkind == RS_KEYS_BITS ? bounds[0] : 0, hi = kkind == RS_KEYS_BITS ? bounds[1] : n;
+    const bool inside = full && base >= lo && base + TILE <= hi;
     T x[ITEMS];
     /* tr: whole-warp loads and stores (RS_BYKX_TRANSPOSE, 4-byte values 16 to a thread, the tile below n) */
     const bool tr = RS_BYKX_TRANSPOSE && sizeof(T) == 4 && ITEMS == 16 && vec && full;
@@ -327,11 +342,11 @@ __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
         x[k] = rs_out<Op>(exclusive ? (head ? head_ex : r) : inc);
         r = inc;
     }
-    if (tr) {
+    if (tr && inside) {
         rs_bykx_store_warp<T, ITEMS>(out + wbase, st, x);
         return;
     }
-    if (vec && full) {
+    if (vec && inside) {
         uint4 *p = reinterpret_cast<uint4 *>(out + first);
 #pragma unroll
         for (unsigned q = 0; q < ITEMS * sizeof(T) / 16; q++) {
@@ -342,7 +357,7 @@ __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
     } else {
 #pragma unroll
         for (unsigned k = 0; k < ITEMS; k++)
-            if (first + k < n) out[first + k] = x[k];
+            if (first + k >= lo && first + k < hi) out[first + k] = x[k];
     }
 }
 

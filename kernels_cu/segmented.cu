@@ -64,6 +64,37 @@ __global__ void seg_check(const void *offsets, int kind, rs_u64 S, rs_u64 n, uns
     }
 }
 
+/* The segmented scan of the exact operators (after seg_check; docs/ALGORITHMS.md, "Segmented scans", one pass): the
+ * head part that byk_scan_exact reads with kkind RS_KEYS_BITS (keys.cuh), zeroed before. heads[0], heads[1]: offsets[0]
+ * and offsets[S], the positions to store, left [0, 0) when seg_check found a fault; then bit p of the bitmap for each
+ * offset p < n, and bit 0 in any case (position 0 is the first tile's head, stored or not: tile 0 never looks
+ * back). The offsets of a warp are sorted, so the lanes of one 32-bit word are neighbours: their bits are gathered by
+ * shuffles and the first of them sets them, one atomic per word and warp. */
+__global__ void seg_scan_heads(const void *offsets, int kind, rs_u64 S, rs_u64 n, const unsigned *flags,
+                               rs_u64 *heads)
+{
+    unsigned *const map = reinterpret_cast<unsigned *>(heads + 2);
+    if (blockIdx.x == 0 && threadIdx.x == 0) atomicOr(&map[0], 1u); /* whatever the offsets: tile 0 never looks back */
+    if (flags[0]) return;                                             /* faulty offsets: nothing is stored */
+    const unsigned lane = threadIdx.x & 31u, all = 0xffffffffu;
+    const rs_u64 stride = (rs_u64)gridDim.x * blockDim.x;
+    for (rs_u64 s0 = blockIdx.x * (rs_u64)blockDim.x + threadIdx.x - lane; s0 <= S; s0 += stride) { /* uniform */
+        const rs_u64 s = s0 + lane;
+        const rs_u64 o = s <= S ? rs_seg_off(offsets, kind, s) : n;
+        if (s == 0) heads[0] = o;
+        if (s == S) heads[1] = o;
+        const unsigned w = o < n ? (unsigned)(o >> 5) : 0xffffffffu; /* o < n <= 2^36 here: 2^31 words */
+        unsigned b = o < n ? 1u << (o & 31u) : 0u;
+#pragma unroll
+        for (unsigned d = 1; d < 32; d <<= 1) {
+            const unsigned ow = __shfl_down_sync(all, w, d), ob = __shfl_down_sync(all, b, d);
+            if (lane + d < 32 && ow == w) b |= ob;
+        }
+        const unsigned pw = __shfl_up_sync(all, w, 1);
+        if (o < n && (lane == 0 || pw != w)) atomicOr(&map[w], b);
+    }
+}
+
 /* rs_seg_count of segmented.cl: the host's S, or the device word of reduce by key's _async form (R <= S). */
 __device__ __forceinline__ rs_u64 rs_seg_count(const rs_u64 *runs, rs_u64 S) { return runs && *runs < S ? *runs : S; }
 
@@ -548,6 +579,17 @@ extern "C" cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned l
                                        unsigned long long n, unsigned *flags, unsigned grid, cudaStream_t stream)
 {
     seg_check<<<grid, RS_GROUP, 0, stream>>>(offsets, kind, num_segments, n, flags, flags + 1);
+    return rs_launched();
+}
+
+extern "C" cudaError_t rs_cu_seg_scan_heads(int kind, const void *offsets, unsigned long long num_segments,
+                                            unsigned long long n, const unsigned *flags, void *heads, unsigned grid,
+                                            cudaStream_t stream)
+{
+    cudaError_t err = cudaMemsetAsync(heads, 0, (size_t)rs_cu_seg_heads_bytes(n), stream);
+    if (err != cudaSuccess) return err;
+    seg_scan_heads<<<grid, RS_GROUP, 0, stream>>>(offsets, kind, num_segments, n, flags,
+                                                  static_cast<rs_u64 *>(heads));
     return rs_launched();
 }
 

@@ -286,6 +286,55 @@ static void expect(redscan_status st, redscan_status want, const char *what, con
         CHECK(h_names_any(h_last_error(), words), "%s: message \"%s\" does not name %s", what, h_last_error(), words);
 }
 
+/* The device's checks of the offsets (decreasing, past the end, negative; blocking and _async) with
+ * REDSCAN_SEGMENTED_SCAN_PATH=path: the status and message, and `out` (40 bytes of `fill`) left as it was. */
+static void device_faults(const redscan_scan_desc *dp, redscan_buffer *in, redscan_buffer *ob, redscan_buffer *out,
+                          const unsigned char *fill, const char *path)
+{
+    const size_t S = 4;
+    const redscan_scan_desc d = *dp;
+    const redscan_status BAD = REDSCAN_ERR_INVALID_ARGUMENT;
+    unsigned char back[40];
+    char *saved_path = h_env_swap("REDSCAN_SEGMENTED_SCAN_PATH", path);
+    printf("device checks, REDSCAN_SEGMENTED_SCAN_PATH=%s\n", path);
+    static const struct {
+        uint64_t off[5];
+        const char *words;
+    } faulty[] = {{{0, 5, 2, 7, 10}, "decrease|offsets[1]"}, {{0, 2, 2, 7, 11}, "exceeds|offsets[4]"}};
+    for (size_t f = 0; f < 2; f++)
+        for (size_t o = 0; o < 4; o++) {
+            redscan_buffer *fb = offsets_buffer(OFF_DTYPES[o], faulty[f].off, S + 1);
+            expect(redscan_segmented_scan(h_ctx, &d, in, OFF_DTYPES[o], fb, S, out), BAD, "faulty offsets",
+                   faulty[f].words);
+            if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 40), "read"))
+                CHECK_MEM(back, fill, 40, "faulty offsets: the output");
+            redscan_buffer_destroy(h_ctx, fb);
+        }
+    {
+        int32_t neg[5] = {-1, 2, 2, 7, 10};
+        redscan_buffer *fb = h_buffer_with(neg, sizeof neg, sizeof neg, (redscan_dtype)0, ref_zero());
+        expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_INT32, fb, S, out), BAD, "negative offset", "negative");
+        redscan_buffer_destroy(h_ctx, fb);
+        uint64_t bad_off[5] = {0, 2, 1, 7, 10};
+        fb = offsets_buffer(REDSCAN_UINT64, bad_off, S + 1);
+        expect(redscan_segmented_scan_async(h_ctx, &d, in, REDSCAN_UINT64, fb, S, out), REDSCAN_OK, "async faulty",
+               NULL);
+        expect(redscan_synchronize(h_ctx), BAD, "synchronize after async faulty offsets", "decrease|offsets[1]");
+        expect(redscan_synchronize(h_ctx), REDSCAN_OK, "second synchronize", NULL);
+        if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 40), "read"))
+            CHECK_MEM(back, fill, 40, "async faulty offsets: the output");
+        redscan_buffer_destroy(h_ctx, fb);
+    }
+    /* then good offsets, with the same buffers: the sums */
+    int32_t got[10];
+    static const int32_t want[10] = {1, 3, 3, 7, 12, 18, 25, 8, 17, 27};
+    if (CHECK_OK(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_UINT64, ob, S, out), "after the faults") &&
+        CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, sizeof got), "read"))
+        CHECK_MEM(got, want, sizeof got, "sums after the faults");
+    redscan_buffer_write(h_ctx, out, 0, fill, 40);
+    h_env_restore("REDSCAN_SEGMENTED_SCAN_PATH", saved_path);
+}
+
 static void errors(void)
 {
     if (!h_case("segmented_scan errors")) return;
@@ -341,34 +390,10 @@ static void errors(void)
            "out");
     if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 40), "read"))
         CHECK_MEM(back, fill, 40, "host checks: the output");
-    static const struct {
-        uint64_t off[5];
-        const char *words;
-    } faulty[] = {{{0, 5, 2, 7, 10}, "decrease|offsets[1]"}, {{0, 2, 2, 7, 11}, "exceeds|offsets[4]"}};
-    for (size_t f = 0; f < 2; f++)
-        for (size_t o = 0; o < 4; o++) {
-            redscan_buffer *fb = offsets_buffer(OFF_DTYPES[o], faulty[f].off, S + 1);
-            expect(redscan_segmented_scan(h_ctx, &d, in, OFF_DTYPES[o], fb, S, out), BAD, "faulty offsets",
-                   faulty[f].words);
-            if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 40), "read"))
-                CHECK_MEM(back, fill, 40, "faulty offsets: the output");
-            redscan_buffer_destroy(h_ctx, fb);
-        }
-    {
-        int32_t neg[5] = {-1, 2, 2, 7, 10};
-        redscan_buffer *fb = h_buffer_with(neg, sizeof neg, sizeof neg, (redscan_dtype)0, ref_zero());
-        expect(redscan_segmented_scan(h_ctx, &d, in, REDSCAN_INT32, fb, S, out), BAD, "negative offset", "negative");
-        redscan_buffer_destroy(h_ctx, fb);
-        uint64_t bad_off[5] = {0, 2, 1, 7, 10};
-        fb = offsets_buffer(REDSCAN_UINT64, bad_off, S + 1);
-        expect(redscan_segmented_scan_async(h_ctx, &d, in, REDSCAN_UINT64, fb, S, out), REDSCAN_OK, "async faulty",
-               NULL);
-        expect(redscan_synchronize(h_ctx), BAD, "synchronize after async faulty offsets", "decrease|offsets[1]");
-        expect(redscan_synchronize(h_ctx), REDSCAN_OK, "second synchronize", NULL);
-        if (CHECK_OK(redscan_buffer_read(h_ctx, out, 0, back, 40), "read"))
-            CHECK_MEM(back, fill, 40, "async faulty offsets: the output");
-        redscan_buffer_destroy(h_ctx, fb);
-    }
+    /* the device's checks, on the chunk path and on the exact operators' one pass (int32 sums are exact: CUDA and
+     * OpenCL GPUs take it by default, OpenCL CPU devices when asked) */
+    for (int p = 0; p < 2; p++)
+        device_faults(&d, in, ob, out, fill, p ? "one_pass" : "single_pass");
     /* the testing knobs: a bad value is refused naming the variable, before anything is written; multi_pass is
      * OpenCL's path only (CUDA: UNSUPPORTED) */
     static const char *const knobs[][2] = {{"REDSCAN_SEGMENTED_SCAN_PATH", "bogus"},
@@ -753,6 +778,32 @@ int main(void)
     }
     printf("scan by key paths: %.1f s\n", h_now() - t0);
 
+    /* the segmented scan's one pass for the exact operators (REDSCAN_SEGMENTED_SCAN_PATH=one_pass; docs/ALGORITHMS.md
+     * "Segmented scans"): scan by key's kernel with the heads from the offsets, which CUDA and OpenCL GPUs take by
+     * default (so every exact case above ran it there) and OpenCL CPU devices only when asked. Every layout: one
+     * segment over many tiles (the look-back), runs of empty segments (several offsets on one head), one-element and
+     * short segments (several heads in a thread's positions and in a bitmap word); the lead and tail outside the
+     * segments are not written; in place and _async. Only the (dtype, op) pairs whose two programs the cases above
+     * build at the level. */
+    t0 = h_now();
+    {
+        char *saved = h_env_swap("REDSCAN_SEGMENTED_SCAN_PATH", "one_pass");
+        for (int lay = 0; lay < LAY_COUNT; lay++) {
+            const opts o = {lay % 2, (lay / 2) % 2, lay == 3, lay == 4, 0};
+            scan_case(REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, (layout)lay, OFF_DTYPES[lay % 4], cap,
+                      lay == LAY_MIXED ? mixed_big : big, o);
+        }
+        if (L >= 1) {
+            const opts o1 = {1, 1, 0, 0, 0}, o2 = {0, 1, 1, 0, 0}, o3 = {1, 0, 0, 1, 0};
+            scan_case(REDSCAN_PROD, REDSCAN_UINT64, REDSCAN_UINT64, LAY_POWER, REDSCAN_INT64, cap, big, o1);
+            scan_case(REDSCAN_MIN, REDSCAN_INT64, REDSCAN_INT64, LAY_SHORT, REDSCAN_UINT32, cap, big, o2);
+            if (usable(REDSCAN_FLOAT64))
+                scan_case(REDSCAN_MAX, REDSCAN_FLOAT64, REDSCAN_FLOAT64, LAY_MIXED, REDSCAN_UINT64, 64, mixed_big, o3);
+        }
+        h_env_restore("REDSCAN_SEGMENTED_SCAN_PATH", saved);
+    }
+    printf("segmented scan one pass: %.1f s\n", h_now() - t0);
+
     /* the chunk path's other modes, the same bits: the look-back's slow path alone (spins = 0: every prefix value
      * computed from the input by the waiting group) and mixed with published values (spins = 1), and OpenCL's
      * multi-pass path (devices without 64-bit atomics) */
@@ -774,6 +825,13 @@ int main(void)
         bykey_case(REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, REDSCAN_INT32, LAY_HUGE, 4, 5 * 2048 * 32 + 3, ok);
         bykey_case(REDSCAN_PROD, REDSCAN_UINT64, REDSCAN_UINT64, REDSCAN_INT64, LAY_POWER, cap / 4, 70000, oi);
         h_env_restore("REDSCAN_SCAN_BY_KEY_PATH", saved_path);
+        /* the same look-back in the segmented scan's one pass (the slow path's heads from the bitmap) */
+        if (strcmp(h_lookback_modes[m].var, "REDSCAN_SEGMENTED_SCAN_PATH") != 0) {
+            saved_path = h_env_swap("REDSCAN_SEGMENTED_SCAN_PATH", "one_pass");
+            scan_case(REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, LAY_HUGE, REDSCAN_UINT32, 4, 5 * 2048 * 32 + 3, oi);
+            scan_case(REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, LAY_POWER, REDSCAN_INT64, cap / 4, 70000, o2);
+            h_env_restore("REDSCAN_SEGMENTED_SCAN_PATH", saved_path);
+        }
         h_env_restore(h_lookback_modes[m].var, saved);
     }
     printf("modes: %.1f s\n", h_now() - t0);

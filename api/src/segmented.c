@@ -267,15 +267,25 @@ redscan_status rs_seg_scan_path(redscan_ctx *ctx, int *multi)
 {
     const char *v = getenv("REDSCAN_SEGMENTED_SCAN_PATH");
     *multi = 0;
-    if (!v || !*v || strcmp(v, "auto") == 0 || strcmp(v, "single_pass") == 0) return REDSCAN_OK;
+    if (!v || !*v || strcmp(v, "auto") == 0 || strcmp(v, "single_pass") == 0 || strcmp(v, "one_pass") == 0)
+        return REDSCAN_OK;
     if (strcmp(v, "multi_pass") == 0) {
         *multi = 1;
         return REDSCAN_OK;
     }
     return rs_set_error(ctx, REDSCAN_ERR_INVALID_ARGUMENT,
                         "segmented scan: REDSCAN_SEGMENTED_SCAN_PATH=\"%s\" is not one of auto, single_pass, "
-                        "multi_pass (a testing knob: multi_pass forces OpenCL's four-kernel chunk path)",
+                        "multi_pass, one_pass (a testing knob: multi_pass forces OpenCL's four-kernel chunk path, "
+                        "single_pass the single-pass chunk path, one_pass the exact operators' one pass)",
                         v);
+}
+
+int rs_seg_scan_one_pass(const rs_scan_req *req, int by_default)
+{
+    if (!rs_byk_exact(req)) return 0;
+    const char *v = getenv("REDSCAN_SEGMENTED_SCAN_PATH");
+    if (!v || !*v || strcmp(v, "auto") == 0) return by_default;
+    return strcmp(v, "one_pass") == 0;
 }
 
 int rs_byk_exact(const rs_scan_req *req)
