@@ -126,14 +126,19 @@ cudaError_t rs_cu_scan_single_pass(int block, int in_dtype, int out_dtype, int o
  * gets this level's partials at their slots; out the finished segments (out_dtype, narrow included). */
 cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned long long num_segments, unsigned long long n,
                             unsigned *flags, unsigned grid, cudaStream_t stream);
-/* The segmented scan of the exact operators (rs_byk_exact), after seg_check: heads (rs_cu_seg_heads_bytes(n) bytes)
- * zeroed by cudaMemsetAsync, then seg_scan_heads writes offsets[0] and offsets[num_segments] (the positions to store)
- * and the bitmap of the segments' starts, which rs_cu_byk_exact reads as keys of kind RS_CU_KEYS_BITS; the bounds
- * stay [0, 0) when flags[0] is set. n < 2^36. */
+/* The segmented scan of the exact operators (rs_byk_exact), instead of seg_check: heads (rs_cu_seg_heads_bytes(n)
+ * bytes) zeroed by cudaMemsetAsync, then seg_scan_heads checks the offsets as seg_check does (flags as there) and
+ * writes the head part that rs_cu_byk_exact reads as keys of kind RS_CU_KEYS_BITS: RS_CU_HEAD_WORDS uint64 (offsets[0]
+ * and offsets[num_segments], the positions to store, and a fault word: nothing is stored when it is set), then the
+ * bitmap of the segments' starts. n < 2^36. */
 #define RS_CU_KEYS_BITS 64 /* not a redscan_dtype: kernels_cu/keys.cuh */
-static inline unsigned long long rs_cu_seg_heads_bytes(unsigned long long n) { return (3 + n / 64) * 8; }
+#define RS_CU_HEAD_WORDS 4
+static inline unsigned long long rs_cu_seg_heads_bytes(unsigned long long n)
+{
+    return (RS_CU_HEAD_WORDS + 1 + n / 64) * 8;
+}
 cudaError_t rs_cu_seg_scan_heads(int kind, const void *offsets, unsigned long long num_segments, unsigned long long n,
-                                 const unsigned *flags, void *heads, unsigned grid, cudaStream_t stream);
+                                 unsigned *flags, void *heads, unsigned grid, cudaStream_t stream);
 /* Segmented scan (segmented_scan.cu): the look-back words zeroed (cudaMemsetAsync), seg_scan_short, seg_scan_team,
  * seg_scan_marks and seg_scan_single in that order on the stream; init: one value of the compute type; lb: 16 + 4 x
  * places uint64 (counters, and a chunk and a group slot per place), marks: 2 x places uint64 and then the list of
@@ -158,7 +163,8 @@ cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, c
  * the ticket counter and a slot per tile) zeroed by cudaMemsetAsync, then byk_scan_exact, a block per tile of 4096
  * (4-byte dtype) or 2048 (8-byte) positions (the tiles < 2^31). dtype == out_dtype: INT32 .. UINT64 with any op,
  * FLOAT32 / FLOAT64 with min or max (rs_byk_exact); init: one value of dtype; spins: REDSCAN_SINGLE_PASS_SPINS;
- * in may be out. n > 0. */
+ * in may be out. n > 0. kkind: the keys' dtype, or RS_CU_KEYS_BITS with keys the head part of rs_cu_seg_scan_heads
+ * (the segmented scan: only its segments' positions are stored). */
 unsigned long long rs_cu_byk_exact_words(int dtype, unsigned long long n);
 cudaError_t rs_cu_byk_exact(int dtype, int op, int exclusive, const void *init, int kkind, const void *keys,
                             const void *in, void *out, unsigned long long n, void *words, unsigned spins,

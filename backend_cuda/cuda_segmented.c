@@ -146,7 +146,8 @@ redscan_status rs_cuda_segmented_argext(redscan_ctx *ctx, redscan_dtype dtype, i
 
 /* Segmented scan (kernels_cu/segmented_scan.cu): the fault word zeroed, seg_check, then rs_cu_seg_scan (seg_scan_short,
  * the look-back slots zeroed, seg_scan_marks, seg_scan_single), as ocl_segmented.c launches them on a device with
- * 64-bit atomics. The exact operators (rs_seg_scan_one_pass) take seg_scan_heads and byk_scan_exact instead. Scratch (rs_seg_scan_parts): the ticket counter and the slots (16 + 4 x places uint64: a chunk slot
+ * 64-bit atomics. The exact operators (rs_seg_scan_one_pass) take seg_scan_heads (which checks the offsets too) and
+ * byk_scan_exact instead. Scratch (rs_seg_scan_parts): the ticket counter and the slots (16 + 4 x places uint64: a chunk slot
  * and a group slot per place, two words each for 64-bit values) and the marks (2 uint64 per place); a chunk's values
  * live at its place, floor(its start / 2048), so nothing grows with the segment count. */
 static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TILE + 1; }
@@ -201,10 +202,9 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
     RS_CUDA_TRY(rs_seg_scan_opts(ctx, &spins));
     RS_CUDA_TRY(rs_cuda_scratch_split(ctx, 2, bytes, part));
     RS_CUDA_TRY(rs_seg_flags(ctx, &flags));
-    RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
     if (in_n > 0 && in_n < (1ull << 36) && rs_seg_scan_one_pass(req, 1)) {
-        /* the exact operators: scan by key's one pass, the heads from the offsets (docs/ALGORITHMS.md, "Segmented
-         * scans", one pass) */
+        /* the exact operators: scan by key's one pass, the heads (and seg_check's checks) from the offsets
+         * (docs/ALGORITHMS.md, "Segmented scans", one pass) */
         RS_CUDA_TRY(rs_seg_launched(ctx,
                                     rs_cu_seg_scan_heads((int)offsets_dtype, offsets, num_segments, in_n, flags,
                                                          part[1], g[0], c->stream),
@@ -217,6 +217,7 @@ redscan_status rs_cuda_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, 
         c->seg_pending = 1;
         return REDSCAN_OK;
     }
+    RS_CUDA_TRY(rs_seg_check(ctx, offsets_dtype, offsets, num_segments, in_n, flags));
     RS_CUDA_TRY(rs_seg_launched(
         ctx,
         rs_cu_seg_scan((int)req->dtype, (int)req->out_dtype, (int)req->op, req->exclusive, req->init.bytes, in, out,

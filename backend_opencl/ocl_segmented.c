@@ -250,11 +250,14 @@ static uint64_t rs_seg_scan_lb_words(uint64_t in_n) { return RS_SS_SLOT_BASE + 4
 
 /* The three parts, the larger of each path's use: part 0 the single pass's words or the chunk totals, part 1 the
  * marks (two uint64 per place) or the group totals, part 2 the chain carries (multi-pass only). */
+/* The exact operators' head part (rs_seg_scan_exact): segmented.cl's RS_HEAD_WORDS words, then a bit per element */
+static uint64_t rs_seg_heads_words(uint64_t in_n) { return 5 + in_n / 64; }
+
 static void rs_seg_scan_parts(uint64_t in_n, size_t tsize, size_t bytes[3])
 {
     const size_t t = (size_t)rs_seg_scan_places(in_n) * tsize, lb = (size_t)rs_seg_scan_lb_words(in_n) * 8;
     const size_t marks = (size_t)rs_seg_scan_places(in_n) * 16;
-    const size_t heads = (size_t)(3 + in_n / 64) * 8; /* the exact operators' bounds and bitmap (rs_seg_heads_words) */
+    const size_t heads = (size_t)rs_seg_heads_words(in_n) * 8; /* or the exact operators' head part */
     bytes[0] = lb > t ? lb : t; /* >= rs_byk_exact_words: the exact operators' one pass */
     bytes[1] = marks > t ? marks : t;
     if (heads > bytes[1]) bytes[1] = heads;
@@ -428,24 +431,30 @@ static redscan_status rs_byk_exact_pass(redscan_ctx *ctx, const rs_scan_req *req
     return st;
 }
 
-/* The exact operators' one pass of a segmented scan, after seg_check (docs/ALGORITHMS.md, "Segmented scans", one
- * pass): seg_scan_zero clears the head part (part[1]), seg_scan_heads writes the bounds and the segments' starts
- * there, and byk_scan_exact scans with them (rs_byk_exact_pass, the slots in part[0]). *done = 0 when the scan by key
- * program lacks the kernel: the caller takes the chunk path. */
+/* The exact operators' one pass of a segmented scan (docs/ALGORITHMS.md, "Segmented scans", one pass): seg_scan_zero
+ * clears the head part (part[1]), seg_scan_heads checks the offsets (as seg_check) and writes the bounds, a fault word
+ * and the segments' starts there, and byk_scan_exact scans with them (rs_byk_exact_pass, the slots in part[0]).
+ * *done = 0, nothing enqueued, when the scan by key program lacks the kernel: the caller takes seg_check and the
+ * chunk path. */
 #define RS_OCL_KEYS_BITS 64u /* not a redscan_dtype: kernels_cl/keys.clh, RS_KEYS_BITS */
-
-static cl_ulong rs_seg_heads_words(cl_ulong in_n) { return 3 + in_n / 64; }
 
 static redscan_status rs_seg_scan_exact(redscan_ctx *ctx, cl_program program, const rs_scan_req *req, cl_mem src,
                                         cl_mem dst, cl_uint kind, cl_mem off, cl_ulong S, cl_ulong N,
-                                        const cl_mem *part, cl_mem flags, int *done)
+                                        const cl_mem *part, cl_mem flags, cl_mem sticky, int *done)
 {
     rs_ocl *o = rs_ocl_of(ctx);
     cl_uint spins = 0;
-    cl_kernel kz = NULL, kh = NULL;
+    cl_kernel kz = NULL, kh = NULL, kx = NULL;
+    cl_program bykp;
     const cl_ulong words = rs_seg_heads_words(N);
+    *done = 0;
     redscan_status st = rs_single_pass_spins(ctx, &spins);
-    if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_scan_zero", &kz);
+    if (st == REDSCAN_OK)
+        st = rs_ocl_program_get(ctx, RS_OCL_PROG_SCAN_BY_KEY, req->dtype, req->out_dtype, req->op, &bykp);
+    if (st == REDSCAN_OK) st = rs_ocl_kernel_opt(ctx, bykp, "byk_scan_exact", &kx);
+    if (st != REDSCAN_OK || !kx) return st;
+    clReleaseKernel(kx);
+    st = rs_ocl_kernel(ctx, program, "seg_scan_zero", &kz);
     if (st == REDSCAN_OK) st = rs_ocl_kernel(ctx, program, "seg_scan_heads", &kh);
     if (st == REDSCAN_OK) {
         const size_t sizes[] = {sizeof(cl_mem), sizeof words};
@@ -455,9 +464,10 @@ static redscan_status rs_seg_scan_exact(redscan_ctx *ctx, cl_program program, co
             st = rs_ocl_launch(ctx, kz, rs_ocl_groups_for(o, rs_div_up(words, RS_GROUP)), "seg_scan_zero");
     }
     if (st == REDSCAN_OK) { /* a work-item per offset */
-        const size_t sizes[] = {sizeof(cl_mem), sizeof kind, sizeof S, sizeof N, sizeof(cl_mem), sizeof(cl_mem)};
-        const void *values[] = {&off, &kind, &S, &N, &flags, &part[1]};
-        st = rs_set_args(ctx, kh, "seg_scan_heads", 6, sizes, values);
+        const size_t sizes[] = {sizeof(cl_mem), sizeof kind,    sizeof S,      sizeof N,
+                                sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
+        const void *values[] = {&off, &kind, &S, &N, &flags, &sticky, &part[1]};
+        st = rs_set_args(ctx, kh, "seg_scan_heads", 7, sizes, values);
         if (st == REDSCAN_OK) st = rs_ocl_launch(ctx, kh, rs_div_up(S + 1, RS_GROUP), "seg_scan_heads");
     }
     if (st == REDSCAN_OK)
@@ -467,9 +477,9 @@ static redscan_status rs_seg_scan_exact(redscan_ctx *ctx, cl_program program, co
     return st;
 }
 
-/* The fault word zeroed, seg_check, then the exact operators' one pass (rs_seg_scan_exact) on GPUs with 64-bit atomics
- * (AUTO), or wherever those atomics are when REDSCAN_SEGMENTED_SCAN_PATH=one_pass asks for it, as scan by key;
- * otherwise the five kernels. */
+/* The fault word zeroed, then the exact operators' one pass (rs_seg_scan_exact, rs_seg_scan_one_pass) on GPUs with
+ * 64-bit atomics (AUTO), or wherever those atomics are when REDSCAN_SEGMENTED_SCAN_PATH=one_pass asks for it, as
+ * scan by key; otherwise seg_check and the five kernels. */
 redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, void *in, size_t in_n,
                                      redscan_dtype offsets_dtype, void *offsets, size_t num_segments, void *out)
 {
@@ -488,11 +498,11 @@ redscan_status rs_ocl_segmented_scan(redscan_ctx *ctx, const rs_scan_req *req, v
     const cl_uint kind = (cl_uint)offsets_dtype;
     redscan_status st = rs_ocl_scratch_split(ctx, 3, bytes, part);
     if (st == REDSCAN_OK) st = rs_seg_flags(ctx, &flags, &sticky);
-    if (st == REDSCAN_OK) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
     int done = 0;
     if (st == REDSCAN_OK && one)
         st = rs_seg_scan_exact(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, (cl_mem)offsets, S, in_n, part,
-                               flags, &done);
+                               flags, sticky, &done);
+    if (st == REDSCAN_OK && !done) st = rs_seg_check(ctx, program, (cl_mem)offsets, kind, S, in_n, flags, sticky);
     if (st == REDSCAN_OK && !done)
         st = rs_seg_scan_launch(ctx, program, req, (cl_mem)in, (cl_mem)out, kind, (cl_mem)offsets, S, windows, part,
                                 flags, NULL);

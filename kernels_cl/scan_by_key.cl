@@ -15,9 +15,10 @@
  * the bits seg_scan_heads (segmented.cl) set at the segments' starts, and only the positions its segments cover are
  * stored.
  *
- * What differs from the CUDA twin, with the same results: the group's scan of the work-items' pairs is a
- * Kogge-Stone in local memory, and work-item 0 alone looks back, one slot at a time, computing an empty slot's pair
- * from the keys and values by itself after `spins` polls (the CUDA twin: warp 0, 32 slots a round). */
+ * What differs from the CUDA twin, with the same results: the group's scan of the work-items' pairs is a Kogge-Stone
+ * in local memory; work-item 0 alone looks back, one slot at a time, computing an empty slot's pair from the keys and
+ * values by itself after `spins` polls (the CUDA twin: warp 0, 32 slots a round); RS_KEYS_BITS is a test at run time
+ * (the CUDA twin: a template flag, an instance of its own). */
 #ifdef cl_khr_int64_base_atomics
 
 #define RS_BYKX_ITEMS (RS_SP_WIDE ? 8u : 16u) /* 64 bytes of values a work-item */
@@ -99,9 +100,10 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_scan_exact
     else
         for (uint h = 0; h < RS_BYKX_ITEMS; h += RS_COARSE_ITEMS) m |= rs_byk_heads(keys, kkind, n, first + h) << h;
     /* the positions stored: all of them for scan by key, those of the segments for a segmented scan (RS_KEYS_BITS:
-     * [0, 0) after faulty offsets) */
+     * none after faulty offsets) */
     global const ulong *bounds = (global const ulong *)keys;
-    const ulong lo = kkind == RS_KEYS_BITS ? bounds[0] : 0, hi = kkind == RS_KEYS_BITS ? bounds[1] : n;
+    const int bits = kkind == RS_KEYS_BITS, none = bits && bounds[2];
+    const ulong lo = bits ? bounds[0] : 0, hi = none ? 0 : bits ? bounds[1] : n;
     T x[RS_BYKX_ITEMS];
     for (uint k = 0; k < RS_BYKX_ITEMS; k++) x[k] = first + k < n ? in[first + k] : IDENTITY;
     /* this work-item's pair, then the group's inclusive pairs (Kogge-Stone in local memory) */

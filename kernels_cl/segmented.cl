@@ -69,11 +69,11 @@ inline ulong rs_seg_len(ulong len, uint level)
     return len;
 }
 
-kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, global uint *flags, global uint *sticky)
+/* Offset s (= o) against its successor and n: the faults found (0: none), recorded in the call's word and the sticky
+ * words */
+inline uint rs_seg_check_at(global const void *offsets, uint kind, ulong S, ulong n, ulong s, ulong o,
+                            global uint *flags, global uint *sticky)
 {
-    const ulong s = get_global_id(0);
-    if (s > S) return;
-    const ulong o = rs_seg_off(offsets, kind, s);
     uint bad = 0;
     if ((kind == RS_INT32 || kind == RS_INT64) && (long)o < 0) bad |= RS_SEG_NEGATIVE;
     if (s < S && o > rs_seg_off(offsets, kind, s + 1)) bad |= RS_SEG_DECREASING;
@@ -83,6 +83,13 @@ kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, g
         atomic_or(&sticky[0], bad);
         atomic_min(&sticky[1], s < 0xffffffffu ? (uint)s : 0xffffffffu);
     }
+    return bad;
+}
+
+kernel void seg_check(global const void *offsets, uint kind, ulong S, ulong n, global uint *flags, global uint *sticky)
+{
+    const ulong s = get_global_id(0);
+    if (s <= S) rs_seg_check_at(offsets, kind, S, n, s, rs_seg_off(offsets, kind, s), flags, sticky);
 }
 
 /* The live segment count: the host's S, or the device word of reduce by key's _async form (R <= S). */
@@ -91,19 +98,22 @@ inline ulong rs_seg_count(global const ulong *runs, ulong S) { return runs && *r
 #if defined(RS_SEG_SCAN)
 /* the segmented scan program (segmented_scan.cl) takes rs_seg_off and seg_check from here, and this kernel:
  *
- * The segmented scan of the exact operators (after seg_check; docs/ALGORITHMS.md, "Segmented scans", one pass): the
- * head part that byk_scan_exact (scan_by_key.cl) reads with kkind RS_KEYS_BITS (keys.clh), zeroed before. heads[0],
- * heads[1]: offsets[0] and offsets[S], the positions to store, left [0, 0) when seg_check found a fault; then bit p of
- * the bitmap for each offset p < n, and bit 0 in any case (position 0 is the first tile's head). A work-item per
- * offset (the CUDA twin gathers a warp's bits of one word by shuffles first). */
-kernel void seg_scan_heads(global const void *offsets, uint kind, ulong S, ulong n, global const uint *flags,
-                           global ulong *heads)
+ * The segmented scan of the exact operators (docs/ALGORITHMS.md, "Segmented scans", one pass), seg_check's checks
+ * included: the head part that byk_scan_exact (scan_by_key.cl) reads with kkind RS_KEYS_BITS (keys.clh), zeroed
+ * before. heads[0], heads[1]: offsets[0] and offsets[S], the positions to store; heads[2]: nonzero when an offset is
+ * faulty (then nothing is stored); then bit p of the bitmap (after RS_HEAD_WORDS ulong) for each offset p < n, and
+ * bit 0 (position 0 is the first tile's head). A work-item per offset (the CUDA twin gathers a warp's bits of one
+ * word by shuffles first). */
+#define RS_HEAD_WORDS 4
+kernel void seg_scan_heads(global const void *offsets, uint kind, ulong S, ulong n, global uint *flags,
+                           global uint *sticky, global ulong *heads)
 {
     const ulong s = get_global_id(0);
-    global uint *map = (global uint *)(heads + 2);
-    if (s == 0) atomic_or(&map[0], 1u); /* whatever the offsets: tile 0 never looks back */
-    if (s > S || flags[0]) return;      /* faulty offsets: nothing is stored */
+    global uint *map = (global uint *)(heads + RS_HEAD_WORDS);
+    if (s == 0) atomic_or(&map[0], 1u);
+    if (s > S) return;
     const ulong o = rs_seg_off(offsets, kind, s);
+    if (rs_seg_check_at(offsets, kind, S, n, s, o, flags, sticky)) heads[2] = 1;
     if (s == 0) heads[0] = o;
     if (s == S) heads[1] = o;
     if (o < n) atomic_or(&map[o >> 5], 1u << (o & 31u));

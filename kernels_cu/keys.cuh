@@ -91,26 +91,20 @@ __device__ __forceinline__ unsigned rs_byk_heads(const void *keys, int kkind, rs
 __device__ __forceinline__ bool rs_byk_vec(const void *keys) { return (uintptr_t)keys % 16 == 0; }
 
 /* kkind RS_KEYS_BITS: the heads are given, not found: `keys` points to the segmented scan's head part (seg_scan_heads
- * of segmented.cu), two uint64 [lo, hi), the positions its segments cover, then a bitmap of n bits (bit p of 32-bit
- * word p / 32: p is a segment's start, or 0). Not a redscan_dtype. */
+ * of segmented.cu): RS_CU_HEAD_WORDS uint64, [lo, hi) the positions its segments cover and a fault word, then a bitmap
+ * of n bits (bit p of 32-bit word p / 32: p is a segment's start, or 0). Not a redscan_dtype. */
 #define RS_KEYS_BITS RS_CU_KEYS_BITS
 
 __device__ __forceinline__ const unsigned *rs_head_map(const void *keys)
 {
-    return static_cast<const unsigned *>(keys) + 4;
+    return static_cast<const unsigned *>(keys) + 2 * RS_CU_HEAD_WORDS;
 }
 
-/* The head mask of positions first .. first + cnt - 1 from the bitmap (cnt <= 16 divides 32 and first); 0 past n */
+/* The head mask of positions first .. first + cnt - 1 from the bitmap (cnt <= 16 divides 32 and first; cnt = 1: is
+ * first a head); 0 past n */
 __device__ __forceinline__ unsigned rs_head_bits(const void *keys, rs_u64 n, rs_u64 first, unsigned cnt)
 {
     return first < n ? (rs_head_map(keys)[first >> 5] >> (first & 31u)) & ((1u << cnt) - 1u) : 0u;
-}
-
-/* Position p (< n) is a head: by the bitmap, or by the keys */
-__device__ __forceinline__ bool rs_key_head(const void *keys, int kkind, rs_u64 p)
-{
-    if (kkind == RS_KEYS_BITS) return (rs_head_map(keys)[p >> 5] >> (p & 31u)) & 1u;
-    return p == 0 || rs_key(keys, kkind, p) != rs_key(keys, kkind, p - 1);
 }
 
 #endif /* RS_KEYS_CUH */

@@ -89,7 +89,7 @@ template <typename T, class Op> __device__ __forceinline__ void rs_bykx_warp_inc
 
 /* Warp 0: the pair of tile i computed from the keys and the values (the look-back's slow path): lane l folds its
  * share of the tile left to right, then the shares are joined. */
-template <typename T, class Op>
+template <typename T, class Op, bool BITS>
 __device__ __forceinline__ void rs_bykx_tile_pair(const void *keys, int kkind, const T *in, rs_u64 n, rs_u64 i,
                                                   T init, bool *f, T *v)
 {
@@ -100,7 +100,7 @@ __device__ __forceinline__ void rs_bykx_tile_pair(const void *keys, int kkind, c
     for (unsigned k = 0; k < per; k++) {
         const rs_u64 p = first + k;
         if (p >= n) break;
-        if (rs_key_head(keys, kkind, p)) {
+        if (BITS ? rs_head_bits(keys, n, p, 1) != 0 : p == 0 || rs_key(keys, kkind, p) != rs_key(keys, kkind, p - 1)) {
             w = Op::combine(init, in[p]);
             g = true;
         } else {
@@ -114,7 +114,7 @@ __device__ __forceinline__ void rs_bykx_tile_pair(const void *keys, int kkind, c
 
 /* Warp 0, tile j whose first position is not a head: the carry, the value of that position's run up to the tile's
  * start. Window k holds the slots j - 32 (k + 1) + lane; the nearest INC, then the AGGs after it. */
-template <typename T, class Op>
+template <typename T, class Op, bool BITS>
 __device__ __forceinline__ T rs_bykx_lookback(const void *keys, int kkind, const T *in, rs_u64 n, rs_sp_word_t *slots,
                                               rs_u64 j, T init, unsigned spins, int inplace)
 {
@@ -135,7 +135,7 @@ __device__ __forceinline__ T rs_bykx_lookback(const void *keys, int kkind, const
             const rs_u64 sq = (rs_u64)(hi - 32 + (long long)q);
             bool pf;
             T pv;
-            rs_bykx_tile_pair<T, Op>(keys, kkind, in, n, sq, init, &pf, &pv);
+            rs_bykx_tile_pair<T, Op, BITS>(keys, kkind, in, n, sq, init, &pf, &pv);
             unsigned ps = pf ? RS_SP_INC : RS_SP_AGG;
             if (inplace) { /* the owner publishes before it overwrites its input: a published value wins */
                 __threadfence();
@@ -166,11 +166,11 @@ __device__ __forceinline__ T rs_bykx_lookback(const void *keys, int kkind, const
 /* Thread t's keys (or head bits) and values, positions first .. first + ITEMS - 1: the head mask (bit k: first + k is
  * a head) and the values (the identity past n). vec: keys, in and out 16-byte aligned; full: the whole tile lies
  * below n. */
-template <typename T, class Op, unsigned ITEMS>
+template <typename T, class Op, unsigned ITEMS, bool BITS>
 __device__ __forceinline__ unsigned rs_bykx_load(const void *keys, int kkind, const T *in, rs_u64 n, rs_u64 first,
                                                  bool vec, bool full, T (&x)[ITEMS])
 {
-    const bool bits = kkind == RS_KEYS_BITS;
+    const bool bits = BITS;
     unsigned m = bits ? rs_head_bits(keys, n, first, ITEMS) : 0u;
     if (vec && full) {
 #define RS_BYKX_HEADS(W)                                                                                               \
@@ -228,7 +228,7 @@ __device__ __forceinline__ void rs_bykx_warp_out(uint4 *g, uint4 *stage, unsigne
 
 /* Thread t's head mask and values as rs_bykx_load gives them, by whole-warp loads: 4-byte values, 16 per thread, the
  * tile below n, keys, in and out 16-byte aligned (other T: never called) */
-template <typename T, unsigned ITEMS>
+template <typename T, unsigned ITEMS, bool BITS>
 __device__ __forceinline__ unsigned rs_bykx_load_warp(const void *keys, int kkind, const T *in, rs_u64 n,
                                                       rs_u64 first, rs_u64 wbase, uint4 *stage, T (&x)[ITEMS])
 {
@@ -236,7 +236,7 @@ __device__ __forceinline__ unsigned rs_bykx_load_warp(const void *keys, int kkin
     if constexpr (sizeof(T) == 4 && ITEMS == 16) {
         const unsigned lane = threadIdx.x & 31u;
         uint4 w[4];
-        if (kkind == RS_KEYS_BITS) {
+        if constexpr (BITS) {
             m = rs_head_bits(keys, n, first, 16);
         } else if (kkind == RS_INT32 || kkind == RS_UINT32) {
             rs_bykx_warp_in(reinterpret_cast<const uint4 *>(static_cast<const unsigned *>(keys) + wbase), stage, lane,
@@ -269,7 +269,9 @@ __device__ __forceinline__ void rs_bykx_store_warp(T *out, uint4 *stage, const T
     }
 }
 
-template <typename T, class Op>
+/* BITS: kkind is RS_KEYS_BITS (the segmented scan's heads), an instance of its own: the bounds and the bit tests held
+ * in the keys' instance cost scan by key 14 % on the H200 (more registers spilled at the launch bound) */
+template <typename T, class Op, bool BITS>
 __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
     byk_scan_exact(const void *keys, int kkind, const T *in, T *out, rs_sp_word_t *words, rs_u64 n, rs_u64 tiles,
                    int exclusive, T init, unsigned spins, int inplace, int vec)
@@ -287,19 +289,14 @@ __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
     if (j >= tiles) return; /* uniform; never with `tiles` blocks */
     const rs_u64 base = j * TILE, first = base + (rs_u64)t * ITEMS;
     const bool full = base + TILE <= n;
-    /* the positions stored: all of them for scan by key, those of the segments for a segmented scan (RS_KEYS_BITS:
-     * [0, 0) after faulty offsets); inside: the whole tile is */
-    const rs_u64 *const bounds = static_cast<const rs_u64 *>(keys);
-    const rs_u64 lo = kkind == RS_KEYS_BITS ? bounds[0] : 0, hi = kkind == RS_KEYS_BITS ? bounds[1] : n;
-    const bool inside = full && base >= lo && base + TILE <= hi;
     T x[ITEMS];
     /* tr: whole-warp loads and stores (RS_BYKX_TRANSPOSE, 4-byte values 16 to a thread, the tile below n) */
     const bool tr = RS_BYKX_TRANSPOSE && sizeof(T) == 4 && ITEMS == 16 && vec && full;
     __shared__ uint4 stage[RS_BYKX_TRANSPOSE ? W : 1][128];
     const rs_u64 wbase = base + (rs_u64)warp * 32u * ITEMS;
     uint4 *const st = stage[RS_BYKX_TRANSPOSE ? warp : 0];
-    const unsigned m = tr ? rs_bykx_load_warp<T, ITEMS>(keys, kkind, in, n, first, wbase, st, x)
-                          : rs_bykx_load<T, Op, ITEMS>(keys, kkind, in, n, first, vec != 0, full, x);
+    const unsigned m = tr ? rs_bykx_load_warp<T, ITEMS, BITS>(keys, kkind, in, n, first, wbase, st, x)
+                          : rs_bykx_load<T, Op, ITEMS, BITS>(keys, kkind, in, n, first, vec != 0, full, x);
     /* this thread's pair, then the warp's inclusive pairs */
     bool f = m != 0;
     T v = Op::identity();
@@ -325,7 +322,7 @@ __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
         if (t == 0) rs_sp_put<T>(slots, j, tf ? RS_SP_INC : RS_SP_AGG, tv);
         T c = Op::identity();
         if (!head0) {
-            c = rs_bykx_lookback<T, Op>(keys, kkind, in, n, slots, j, init, spins, inplace);
+            c = rs_bykx_lookback<T, Op, BITS>(keys, kkind, in, n, slots, j, init, spins, inplace);
             if (t == 0 && !tf) rs_sp_put<T>(slots, j, RS_SP_INC, Op::combine(c, tv));
         }
         if (t == 0) carry_s = c;
@@ -342,6 +339,15 @@ __global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
         x[k] = rs_out<Op>(exclusive ? (head ? head_ex : r) : inc);
         r = inc;
     }
+    /* the positions stored: all of them for scan by key, those of the segments for a segmented scan (RS_KEYS_BITS:
+     * none after faulty offsets); inside: the whole tile is */
+    rs_u64 lo = 0, hi = n;
+    if constexpr (BITS) {
+        const rs_u64 *const bounds = static_cast<const rs_u64 *>(keys);
+        lo = bounds[0];
+        hi = bounds[2] ? 0 : bounds[1];
+    }
+    const bool inside = full && base >= lo && base + TILE <= hi;
     if (tr && inside) {
         rs_bykx_store_warp<T, ITEMS>(out + wbase, st, x);
         return;
@@ -407,9 +413,10 @@ extern "C" cudaError_t rs_cu_byk_exact(int dtype, int op, int exclusive, const v
         T init_v;
         memcpy(&init_v, init, sizeof init_v);
         const rs_u64 tiles = (n + RS_BYKX_TILE(T) - 1) / RS_BYKX_TILE(T);
-        byk_scan_exact<T, Op><<<(unsigned)tiles, RS_GROUP, 0, stream>>>(
-            keys, kkind, static_cast<const T *>(in), static_cast<T *>(out), static_cast<rs_sp_word_t *>(words), n,
-            tiles, exclusive, init_v, spins, inplace, vec);
+        auto kernel = kkind == RS_KEYS_BITS ? byk_scan_exact<T, Op, true> : byk_scan_exact<T, Op, false>;
+        kernel<<<(unsigned)tiles, RS_GROUP, 0, stream>>>(keys, kkind, static_cast<const T *>(in), static_cast<T *>(out),
+                                                         static_cast<rs_sp_word_t *>(words), n, tiles, exclusive,
+                                                         init_v, spins, inplace, vec);
         return rs_launched();
     });
 }

@@ -48,39 +48,48 @@ __device__ __forceinline__ rs_u64 rs_seg_len(rs_u64 len, unsigned level)
     return len;
 }
 
-__global__ void seg_check(const void *offsets, int kind, rs_u64 S, rs_u64 n, unsigned *flags, unsigned *sticky)
+/* Offset s (= o) against its successor and n: the faults found (0: none), recorded in the call's word and the sticky
+ * words */
+__device__ __forceinline__ unsigned rs_seg_check_at(const void *offsets, int kind, rs_u64 S, rs_u64 n, rs_u64 s,
+                                                    rs_u64 o, unsigned *flags, unsigned *sticky)
 {
-    for (rs_u64 s = blockIdx.x * (rs_u64)blockDim.x + threadIdx.x; s <= S; s += (rs_u64)gridDim.x * blockDim.x) {
-        const rs_u64 o = rs_seg_off(offsets, kind, s);
-        unsigned bad = 0;
-        if ((kind == RS_INT32 || kind == RS_INT64) && (long long)o < 0) bad |= RS_SEG_NEGATIVE;
-        if (s < S && o > rs_seg_off(offsets, kind, s + 1)) bad |= RS_SEG_DECREASING;
-        if (s == S && o > n) bad |= RS_SEG_PAST_END;
-        if (bad) {
-            atomicOr(&flags[0], bad);
-            atomicOr(&sticky[0], bad);
-            atomicMin(&sticky[1], s < 0xffffffffull ? (unsigned)s : 0xffffffffu);
-        }
+    unsigned bad = 0;
+    if ((kind == RS_INT32 || kind == RS_INT64) && (long long)o < 0) bad |= RS_SEG_NEGATIVE;
+    if (s < S && o > rs_seg_off(offsets, kind, s + 1)) bad |= RS_SEG_DECREASING;
+    if (s == S && o > n) bad |= RS_SEG_PAST_END;
+    if (bad) {
+        atomicOr(&flags[0], bad);
+        atomicOr(&sticky[0], bad);
+        atomicMin(&sticky[1], s < 0xffffffffull ? (unsigned)s : 0xffffffffu);
     }
+    return bad;
 }
 
-/* The segmented scan of the exact operators (after seg_check; docs/ALGORITHMS.md, "Segmented scans", one pass): the
- * head part that byk_scan_exact reads with kkind RS_KEYS_BITS (keys.cuh), zeroed before. heads[0], heads[1]: offsets[0]
- * and offsets[S], the positions to store, left [0, 0) when seg_check found a fault; then bit p of the bitmap for each
- * offset p < n, and bit 0 in any case (position 0 is the first tile's head, stored or not: tile 0 never looks
- * back). The offsets of a warp are sorted, so the lanes of one 32-bit word are neighbours: their bits are gathered by
- * shuffles and the first of them sets them, one atomic per word and warp. */
-__global__ void seg_scan_heads(const void *offsets, int kind, rs_u64 S, rs_u64 n, const unsigned *flags,
+__global__ void seg_check(const void *offsets, int kind, rs_u64 S, rs_u64 n, unsigned *flags, unsigned *sticky)
+{
+    for (rs_u64 s = blockIdx.x * (rs_u64)blockDim.x + threadIdx.x; s <= S; s += (rs_u64)gridDim.x * blockDim.x)
+        rs_seg_check_at(offsets, kind, S, n, s, rs_seg_off(offsets, kind, s), flags, sticky);
+}
+
+/* The segmented scan of the exact operators (docs/ALGORITHMS.md, "Segmented scans", one pass), seg_check's checks
+ * included: the head part that byk_scan_exact reads with kkind RS_KEYS_BITS (keys.cuh), zeroed before. heads[0],
+ * heads[1]: offsets[0] and offsets[S], the positions to store; heads[2]: nonzero when an offset is faulty (then
+ * nothing is stored); then bit p of the bitmap for each offset p < n, and bit 0 (position 0 is the first tile's head,
+ * stored or not: tile 0 never looks back). The offsets of a warp are sorted, so the lanes of one 32-bit word are
+ * neighbours: their bits are gathered by shuffles and the first of them sets them, one atomic per word and warp (on
+ * faulty offsets the bits are wrong, and not used). Storing the words that no other warp touches instead (all but a
+ * warp's first and last) was slower on the H200: 227 -> 249 us over 45 M offsets (docs/PERFORMANCE.md). */
+__global__ void seg_scan_heads(const void *offsets, int kind, rs_u64 S, rs_u64 n, unsigned *flags, unsigned *sticky,
                                rs_u64 *heads)
 {
-    unsigned *const map = reinterpret_cast<unsigned *>(heads + 2);
-    if (blockIdx.x == 0 && threadIdx.x == 0) atomicOr(&map[0], 1u); /* whatever the offsets: tile 0 never looks back */
-    if (flags[0]) return;                                             /* faulty offsets: nothing is stored */
+    unsigned *const map = reinterpret_cast<unsigned *>(heads + RS_CU_HEAD_WORDS);
+    if (blockIdx.x == 0 && threadIdx.x == 0) atomicOr(&map[0], 1u);
     const unsigned lane = threadIdx.x & 31u, all = 0xffffffffu;
     const rs_u64 stride = (rs_u64)gridDim.x * blockDim.x;
     for (rs_u64 s0 = blockIdx.x * (rs_u64)blockDim.x + threadIdx.x - lane; s0 <= S; s0 += stride) { /* uniform */
         const rs_u64 s = s0 + lane;
         const rs_u64 o = s <= S ? rs_seg_off(offsets, kind, s) : n;
+        if (s <= S && rs_seg_check_at(offsets, kind, S, n, s, o, flags, sticky)) heads[2] = 1;
         if (s == 0) heads[0] = o;
         if (s == S) heads[1] = o;
         const unsigned w = o < n ? (unsigned)(o >> 5) : 0xffffffffu; /* o < n <= 2^36 here: 2^31 words */
@@ -583,12 +592,12 @@ extern "C" cudaError_t rs_cu_seg_check(int kind, const void *offsets, unsigned l
 }
 
 extern "C" cudaError_t rs_cu_seg_scan_heads(int kind, const void *offsets, unsigned long long num_segments,
-                                            unsigned long long n, const unsigned *flags, void *heads, unsigned grid,
+                                            unsigned long long n, unsigned *flags, void *heads, unsigned grid,
                                             cudaStream_t stream)
 {
     cudaError_t err = cudaMemsetAsync(heads, 0, (size_t)rs_cu_seg_heads_bytes(n), stream);
     if (err != cudaSuccess) return err;
-    seg_scan_heads<<<grid, RS_GROUP, 0, stream>>>(offsets, kind, num_segments, n, flags,
+    seg_scan_heads<<<grid, RS_GROUP, 0, stream>>>(offsets, kind, num_segments, n, flags, flags + 1,
                                                   static_cast<rs_u64 *>(heads));
     return rs_launched();
 }

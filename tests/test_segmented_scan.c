@@ -25,7 +25,9 @@
  *                    a segmented scan over 2n segments; in fault-injection builds, no allocation (workspace_case)
  *   modes            the chunk path's look-back forced to its slow path (REDSCAN_SINGLE_PASS_SPINS=0 and 1) and
  *                    OpenCL's multi-pass path (REDSCAN_SEGMENTED_SCAN_PATH=multi_pass): the same bits, also for
- *                    the one-pass scan by key's look-back; the knobs' bad values in `errors` */
+ *                    the one-pass scan by key's and segmented scan's look-back; the knobs' bad values in `errors`
+ *   exact paths      the segmented scan of the exact operators in one pass (REDSCAN_SEGMENTED_SCAN_PATH=one_pass)
+ *                    and by the chunk path (single_pass) over every layout; the device checks on both */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -778,31 +780,37 @@ int main(void)
     }
     printf("scan by key paths: %.1f s\n", h_now() - t0);
 
-    /* the segmented scan's one pass for the exact operators (REDSCAN_SEGMENTED_SCAN_PATH=one_pass; docs/ALGORITHMS.md
-     * "Segmented scans"): scan by key's kernel with the heads from the offsets, which CUDA and OpenCL GPUs take by
-     * default (so every exact case above ran it there) and OpenCL CPU devices only when asked. Every layout: one
-     * segment over many tiles (the look-back), runs of empty segments (several offsets on one head), one-element and
-     * short segments (several heads in a thread's positions and in a bitmap word); the lead and tail outside the
-     * segments are not written; in place and _async. Only the (dtype, op) pairs whose two programs the cases above
-     * build at the level. */
+    /* the segmented scan's two paths for the exact operators (REDSCAN_SEGMENTED_SCAN_PATH=one_pass / single_pass;
+     * docs/ALGORITHMS.md "Segmented scans"): scan by key's kernel with the heads from the offsets, which CUDA and
+     * OpenCL GPUs take by default (so every exact case above ran it there) and OpenCL CPU devices only when asked,
+     * and the chunk path with the segment classes, which CPU devices take by default. Every layout: one segment over
+     * many tiles (the look-back), runs of empty segments (several offsets on one head), one-element and short
+     * segments (several heads in a thread's positions and in a bitmap word); the lead and tail outside the segments
+     * are not written; in place and _async. Only the (dtype, op) pairs whose two programs the cases above build at
+     * the level. */
     t0 = h_now();
     {
-        char *saved = h_env_swap("REDSCAN_SEGMENTED_SCAN_PATH", "one_pass");
-        for (int lay = 0; lay < LAY_COUNT; lay++) {
-            const opts o = {lay % 2, (lay / 2) % 2, lay == 3, lay == 4, 0};
-            scan_case(REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, (layout)lay, OFF_DTYPES[lay % 4], cap,
-                      lay == LAY_MIXED ? mixed_big : big, o);
+        static const char *const paths[] = {"one_pass", "single_pass"};
+        for (size_t p = 0; p < 2; p++) {
+            char *saved = h_env_swap("REDSCAN_SEGMENTED_SCAN_PATH", paths[p]);
+            printf("path REDSCAN_SEGMENTED_SCAN_PATH=%s\n", paths[p]);
+            for (int lay = 0; lay < LAY_COUNT; lay++) {
+                const opts o = {lay % 2, (lay / 2) % 2, lay == 3, lay == 4, 0};
+                scan_case(REDSCAN_SUM, REDSCAN_INT32, REDSCAN_INT32, (layout)lay, OFF_DTYPES[(lay + p) % 4], cap,
+                          lay == LAY_MIXED ? mixed_big : big, o);
+            }
+            if (L >= 1) {
+                const opts o1 = {1, 1, 0, 0, 0}, o2 = {0, 1, 1, 0, 0}, o3 = {1, 0, 0, 1, 0};
+                scan_case(REDSCAN_PROD, REDSCAN_UINT64, REDSCAN_UINT64, LAY_POWER, REDSCAN_INT64, cap, big, o1);
+                scan_case(REDSCAN_MIN, REDSCAN_INT64, REDSCAN_INT64, LAY_SHORT, REDSCAN_UINT32, cap, big, o2);
+                if (usable(REDSCAN_FLOAT64))
+                    scan_case(REDSCAN_MAX, REDSCAN_FLOAT64, REDSCAN_FLOAT64, LAY_MIXED, REDSCAN_UINT64, 64, mixed_big,
+                              o3);
+            }
+            h_env_restore("REDSCAN_SEGMENTED_SCAN_PATH", saved);
         }
-        if (L >= 1) {
-            const opts o1 = {1, 1, 0, 0, 0}, o2 = {0, 1, 1, 0, 0}, o3 = {1, 0, 0, 1, 0};
-            scan_case(REDSCAN_PROD, REDSCAN_UINT64, REDSCAN_UINT64, LAY_POWER, REDSCAN_INT64, cap, big, o1);
-            scan_case(REDSCAN_MIN, REDSCAN_INT64, REDSCAN_INT64, LAY_SHORT, REDSCAN_UINT32, cap, big, o2);
-            if (usable(REDSCAN_FLOAT64))
-                scan_case(REDSCAN_MAX, REDSCAN_FLOAT64, REDSCAN_FLOAT64, LAY_MIXED, REDSCAN_UINT64, 64, mixed_big, o3);
-        }
-        h_env_restore("REDSCAN_SEGMENTED_SCAN_PATH", saved);
     }
-    printf("segmented scan one pass: %.1f s\n", h_now() - t0);
+    printf("segmented scan paths: %.1f s\n", h_now() - t0);
 
     /* the chunk path's other modes, the same bits: the look-back's slow path alone (spins = 0: every prefix value
      * computed from the input by the waiting group) and mixed with published values (spins = 1), and OpenCL's

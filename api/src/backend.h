@@ -273,10 +273,10 @@ redscan_status rs_single_pass_per(redscan_ctx *ctx, uint64_t tiles, uint64_t gro
  * else is INVALID_ARGUMENT with a message. */
 redscan_status rs_seg_scan_path(redscan_ctx *ctx, int *multi);
 /* Whether a segmented scan takes the exact operators' one pass (scan by key's kernel, the heads from the offsets;
- * docs/ALGORITHMS.md "Segmented scans"): never unless rs_byk_exact(req); then by_default (the backend's choice) when
- * the knob is unset or "auto", 1 when it is "one_pass", 0 for "single_pass" / "multi_pass". Call after
+ * docs/ALGORITHMS.md "Segmented scans"): never unless rs_byk_exact(req); then device_ok (the backend's choice) with
+ * the knob unset or "auto", always with "one_pass", never with "single_pass" / "multi_pass". Call after
  * rs_seg_scan_path has accepted the knob. */
-int rs_seg_scan_one_pass(const rs_scan_req *req, int by_default);
+int rs_seg_scan_one_pass(const rs_scan_req *req, int device_ok);
 
 /* Scan by key's path (segmented.c, docs/ALGORITHMS.md "Scan by key"). The one-pass kernel is for the exact
  * operators alone, where every order of combination gives the same bits: dtype == out_dtype, and an integer dtype of

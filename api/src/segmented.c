@@ -280,11 +280,11 @@ redscan_status rs_seg_scan_path(redscan_ctx *ctx, int *multi)
                         v);
 }
 
-int rs_seg_scan_one_pass(const rs_scan_req *req, int by_default)
+int rs_seg_scan_one_pass(const rs_scan_req *req, int device_ok)
 {
     if (!rs_byk_exact(req)) return 0;
     const char *v = getenv("REDSCAN_SEGMENTED_SCAN_PATH");
-    if (!v || !*v || strcmp(v, "auto") == 0) return by_default;
+    if (!v || !*v || strcmp(v, "auto") == 0) return device_ok;
     return strcmp(v, "one_pass") == 0;
 }
 
