@@ -29,19 +29,37 @@ kernel void byk_exact_zero(global ulong *words, ulong count)
     for (ulong i = get_global_id(0); i < count; i += get_global_size(0)) words[i] = 0;
 }
 
+/* The positions read and stored, [*lo, *hi): all of them for scan by key; for a segmented scan (RS_KEYS_BITS) those
+ * of its segments, none after faulty offsets. The values outside read as the identity: the heads at lo and hi keep
+ * them out of every segment's values, and the input there need not be initialized (Oclgrind checks that it is, for
+ * what is read; the CUDA twin reads them and stores nothing there). */
+inline void rs_bykx_bounds(global const void *keys, uint kkind, ulong n, ulong *lo, ulong *hi)
+{
+    *lo = 0;
+    *hi = n;
+    if (kkind == RS_KEYS_BITS) {
+        global const ulong *b = (global const ulong *)keys;
+        *lo = b[0];
+        *hi = b[2] ? 0 : b[1];
+    }
+}
+
 /* Work-item 0: the pair of tile i from the keys and values, left to right (the look-back's slow path). */
 inline uint rs_bykx_tile_pair(global const void *keys, uint kkind, global const T *in, ulong n, ulong i, T init,
                               T *v)
 {
     uint f = 0;
     T w = IDENTITY;
+    ulong lo, hi;
+    rs_bykx_bounds(keys, kkind, n, &lo, &hi);
     const ulong first = i * RS_BYKX_TILE;
     for (ulong p = first; p < first + RS_BYKX_TILE && p < n; p++) {
+        const T x = p >= lo && p < hi ? in[p] : IDENTITY;
         if (rs_key_head(keys, kkind, p)) {
-            w = rs_combine(init, in[p]);
+            w = rs_combine(init, x);
             f = 1;
         } else {
-            w = rs_combine(w, in[p]);
+            w = rs_combine(w, x);
         }
     }
     *v = w;
@@ -99,13 +117,10 @@ kernel __attribute__((reqd_work_group_size(RS_GROUP, 1, 1))) void byk_scan_exact
         m = rs_head_bits(keys, n, first, RS_BYKX_ITEMS);
     else
         for (uint h = 0; h < RS_BYKX_ITEMS; h += RS_COARSE_ITEMS) m |= rs_byk_heads(keys, kkind, n, first + h) << h;
-    /* the positions stored: all of them for scan by key, those of the segments for a segmented scan (RS_KEYS_BITS:
-     * none after faulty offsets) */
-    global const ulong *bounds = (global const ulong *)keys;
-    const int bits = kkind == RS_KEYS_BITS, none = bits && bounds[2];
-    const ulong lo = bits ? bounds[0] : 0, hi = none ? 0 : bits ? bounds[1] : n;
+    ulong lo, hi;
+    rs_bykx_bounds(keys, kkind, n, &lo, &hi);
     T x[RS_BYKX_ITEMS];
-    for (uint k = 0; k < RS_BYKX_ITEMS; k++) x[k] = first + k < n ? in[first + k] : IDENTITY;
+    for (uint k = 0; k < RS_BYKX_ITEMS; k++) x[k] = first + k >= lo && first + k < hi ? in[first + k] : IDENTITY;
     /* this work-item's pair, then the group's inclusive pairs (Kogge-Stone in local memory) */
     uint f = m != 0;
     T v = IDENTITY;

@@ -397,18 +397,24 @@ static void segmented(void)
         free(x);
     }
     /* segmented scans (kernels_cl/segmented_scan.cl): the same layout, each segment against the emulation of its
-     * slice; out (g_out) holds as many elements as g_in, so no widening here */
+     * slice; out (g_out) holds as many elements as g_in, so no widening here. The last one takes the exact operators'
+     * one pass (seg_scan_heads, then byk_scan_exact reading the bitmap), which CPU devices run only when asked: int32
+     * sums, whose programs the scan by key passes below build anyway. */
     static const struct {
         redscan_op op;
         redscan_dtype dt;
-        int exclusive, init;
-    } scn[] = {{REDSCAN_SUM, REDSCAN_FLOAT32, 0, 1}, {REDSCAN_MAX, REDSCAN_INT32, 1, 0},
-               {REDSCAN_SUM, REDSCAN_FLOAT64, 1, 1}};
+        int exclusive, init, one_pass;
+    } scn[] = {{REDSCAN_SUM, REDSCAN_FLOAT32, 0, 1, 0},
+               {REDSCAN_MAX, REDSCAN_INT32, 1, 0, 0},
+               {REDSCAN_SUM, REDSCAN_FLOAT64, 1, 1, 0},
+               {REDSCAN_SUM, REDSCAN_INT32, 1, 1, 1}};
     for (size_t c = 0; c < sizeof scn / sizeof scn[0]; c++) {
         const redscan_dtype dt = scn[c].dt, od = offdt[(c + 1) % 4];
-        if (!h_case("segmented_scan %s %s %s offsets=%s", ref_op_str(scn[c].op), ref_dtype_str(dt),
-                    scn[c].exclusive ? "exclusive" : "inclusive", ref_dtype_str(od)))
+        if (!h_case("segmented_scan %s %s %s offsets=%s%s", ref_op_str(scn[c].op), ref_dtype_str(dt),
+                    scn[c].exclusive ? "exclusive" : "inclusive", ref_dtype_str(od),
+                    scn[c].one_pass ? " REDSCAN_SEGMENTED_SCAN_PATH=one_pass" : ""))
             continue;
+        char *saved_path = scn[c].one_pass ? h_env_swap("REDSCAN_SEGMENTED_SCAN_PATH", "one_pass") : NULL;
         const size_t es = ref_size(dt);
         unsigned char raw[(S + 1) * 8];
         store_offsets_raw(od, raw, off, S + 1);
@@ -431,6 +437,7 @@ static void segmented(void)
                                              want + off[s] * es, lens[s]);
                 CHECK_ARRAY(scn[c].op, dt, got + off[s] * es, want + off[s] * es, lens[s], "segment");
             }
+        if (scn[c].one_pass) h_env_restore("REDSCAN_SEGMENTED_SCAN_PATH", saved_path);
         free(got);
         free(want);
         free(x);
