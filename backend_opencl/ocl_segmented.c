@@ -248,7 +248,7 @@ static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TI
  * for 64-bit values (one for 32-bit ones: the same size for every type keeps the parts type-independent). */
 static uint64_t rs_seg_scan_lb_words(uint64_t in_n) { return RS_SS_SLOT_BASE + 4 * rs_seg_scan_places(in_n); }
 
-/* The exact operators' head part (rs_seg_scan_exact): segmented.cl's RS_HEAD_WORDS words, then a bit per element */
+/* The exact operators' head part (rs_seg_scan_exact): common.clh's RS_HEAD_WORDS words, then a bit per element */
 static uint64_t rs_seg_heads_words(uint64_t in_n) { return 5 + in_n / 64; }
 
 /* The three parts, the larger of each path's use: part 0 the single pass's words or the chunk totals (or the exact

@@ -104,7 +104,6 @@ inline ulong rs_seg_count(global const ulong *runs, ulong S) { return runs && *r
  * faulty (then nothing is stored); then bit p of the bitmap (after RS_HEAD_WORDS ulong) for each offset p < n, and
  * bit 0 (position 0 is the first tile's head). A work-item per offset (the CUDA twin gathers a warp's bits of one
  * word by shuffles first). */
-#define RS_HEAD_WORDS 4
 kernel void seg_scan_heads(global const void *offsets, uint kind, ulong S, ulong n, global uint *flags,
                            global uint *sticky, global ulong *heads)
 {

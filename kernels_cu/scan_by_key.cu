@@ -170,17 +170,22 @@ template <typename T, class Op, unsigned ITEMS, bool BITS>
 __device__ __forceinline__ unsigned rs_bykx_load(const void *keys, int kkind, const T *in, rs_u64 n, rs_u64 first,
                                                  bool vec, bool full, T (&x)[ITEMS])
 {
-    const bool bits = BITS;
-    unsigned m = bits ? rs_head_bits(keys, n, first, ITEMS) : 0u;
-    if (vec && full) {
+    unsigned m = 0;
+    if constexpr (BITS) {
+        m = rs_head_bits(keys, n, first, ITEMS);
+    } else if (vec && full) {
 #define RS_BYKX_HEADS(W)                                                                                               \
     for (unsigned h = 0; h < ITEMS; h += RS_COARSE_ITEMS) m |= rs_byk_heads_in<W>(keys, first + h) << h
-        if (bits) {
-        } else if (kkind == RS_INT8 || kkind == RS_UINT8) RS_BYKX_HEADS(1);
+        if (kkind == RS_INT8 || kkind == RS_UINT8) RS_BYKX_HEADS(1);
         else if (kkind == RS_INT16 || kkind == RS_UINT16) RS_BYKX_HEADS(2);
         else if (kkind == RS_INT32 || kkind == RS_UINT32) RS_BYKX_HEADS(4);
         else RS_BYKX_HEADS(8);
 #undef RS_BYKX_HEADS
+    } else {
+#pragma unroll
+        for (unsigned h = 0; h < ITEMS; h += RS_COARSE_ITEMS) m |= rs_byk_heads(keys, kkind, n, first + h, vec) << h;
+    }
+    if (vec && full) {
         const uint4 *p = reinterpret_cast<const uint4 *>(in + first);
 #pragma unroll
         for (unsigned q = 0; q < ITEMS * sizeof(T) / 16; q++) {
@@ -189,9 +194,6 @@ __device__ __forceinline__ unsigned rs_bykx_load(const void *keys, int kkind, co
         }
         return m;
     }
-#pragma unroll
-    for (unsigned h = 0; h < ITEMS; h += RS_COARSE_ITEMS)
-        if (!bits) m |= rs_byk_heads(keys, kkind, n, first + h, vec) << h;
 #pragma unroll
     for (unsigned k = 0; k < ITEMS; k++) x[k] = first + k < n ? in[first + k] : Op::identity();
     return m;
