@@ -203,6 +203,76 @@ template <typename T, class Op, typename X> __device__ __forceinline__ T rs_seg_
 
 /* ---------------------------------------------------------------- reduce */
 
+/* Float32 min / max leaves (CUDA only): the bits of the left fold acc (+) x[0] (+) ... (+) x[N-1] for fewer
+ * instructions. rs_op_min / rs_op_max compare, test both operands for NaN and select: about four instructions a
+ * value, and over short segments the segmented max ran 26-48 % slower than the sum (H200, docs/PERFORMANCE.md).
+ * PTX min.NaN / max.NaN (sm_80 on) take one. Where their result m is neither NaN nor +-0, every value equal to m has
+ * m's bits (equal nonzero floats are the same float), so the left fold gives acc (+) m, whichever of the values it
+ * kept; ties only choose between +0 and -0 and the first NaN's payload, and those leaves take the left fold. The
+ * identity padding (+-inf) changes neither. Other types and ops: rs_seg_fast<T, Op>::on is false and the callers
+ * keep their own fold (their instances are unchanged). */
+template <typename T, class Op> struct rs_seg_fast {
+    static const bool on = false;
+};
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+template <> struct rs_seg_fast<float, rs_op_max<float>> {
+    static const bool on = true;
+    static __device__ __forceinline__ float f(float a, float b)
+    {
+        float r;
+        asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        return r;
+    }
+};
+template <> struct rs_seg_fast<float, rs_op_min<float>> {
+    static const bool on = true;
+    static __device__ __forceinline__ float f(float a, float b)
+    {
+        float r;
+        asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        return r;
+    }
+};
+#endif
+/* argmin / argmax pairs of float32 and of every integer type (float64, float16 and bfloat16 keep rs_before): the best
+ * pair of values x[0..N-1] at increasing indices is the first whose value equals their min / max m (rs_before: NaN
+ * first, then the value, then the lower index; -0 == +0), found by compares and selects where each rs_before compares
+ * values, NaNs and 64-bit indices. m is NaN only when a value is: then the pairs are combined one by one. The
+ * identity pairs (worst value, RS_SEG_PAD) pad only the end of a batch, so they are never chosen over a real pair. */
+template <typename X, int OP> struct rs_seg_fast<rs_argp<X>, rs_op_arg<X, OP>> {
+    static const bool on = rs_seg_fast<X, rs_op_max<X>>::on || !rs_type_info<X>::is_float;
+    static __device__ __forceinline__ X f(X a, X b)
+    {
+        if constexpr (rs_type_info<X>::is_float)
+            return OP == RS_MIN ? rs_seg_fast<X, rs_op_min<X>>::f(a, b) : rs_seg_fast<X, rs_op_max<X>>::f(a, b);
+        else
+            return OP == RS_MIN ? (b < a ? b : a) : (b > a ? b : a);
+    }
+};
+template <typename T, class Op, unsigned N> __device__ __forceinline__ T rs_seg_leaf(T acc, const T (&x)[N])
+{
+    if constexpr (rs_seg_fast<T, Op>::on && rs_is_arg<Op>::value) {
+        auto m = x[0].v;
+#pragma unroll
+        for (unsigned j = 1; j < N; j++) m = rs_seg_fast<T, Op>::f(m, x[j].v);
+        if (!(m != m)) { /* no NaN: the first pair holding m (x[N-1] unless an earlier one does) */
+            T b = x[N - 1];
+#pragma unroll
+            for (int j = (int)N - 2; j >= 0; j--)
+                if (x[j].v == m) b = x[j];
+            return Op::combine(acc, b);
+        }
+    } else if constexpr (rs_seg_fast<T, Op>::on) {
+        T m = x[0];
+#pragma unroll
+        for (unsigned j = 1; j < N; j++) m = rs_seg_fast<T, Op>::f(m, x[j]);
+        if (fabsf(m) > 0.0f) return Op::combine(acc, m); /* false for NaN and +-0 */
+    }
+#pragma unroll
+    for (unsigned j = 0; j < N; j++) acc = Op::combine(acc, x[j]);
+    return acc;
+}
+
 /* Levels s = 16 .. 1 of the tree across the warp (rs_tree_seq's l[j] = l[j] (+) l[j + s]): lane 0's result. */
 template <typename T, class Op> __device__ __forceinline__ T rs_seg_warp_tree(T v, unsigned lane)
 {
@@ -229,21 +299,41 @@ __device__ __forceinline__ T rs_seg_team_rows(Src src, rs_u64 cnt, unsigned lane
 #pragma unroll 1
         for (unsigned k = 0; k < RS_SEG_K; k++) /* 32 loads in flight per lane, not 128: registers */
 #pragma unroll
-            for (unsigned r = 0; r < RS_SEG_ROWS; r++)
+            for (unsigned r = 0; r < RS_SEG_ROWS; r++) {
+                if constexpr (rs_seg_fast<T, Op>::on) {
+                    T x[RS_SEG_V];
 #pragma unroll
-                for (unsigned v = 0; v < RS_SEG_V; v++)
-                    acc[r] = Op::combine(acc[r], rs_load<T>(src, idx(k * RS_GROUP * RS_SEG_V +
-                                                                    (lane + RS_SEG_LANES * r) * RS_SEG_V + v)));
+                    for (unsigned v = 0; v < RS_SEG_V; v++)
+                        x[v] = rs_load<T>(src, idx(k * RS_GROUP * RS_SEG_V + (lane + RS_SEG_LANES * r) * RS_SEG_V + v));
+                    acc[r] = rs_seg_leaf<T, Op>(acc[r], x);
+                } else {
+#pragma unroll
+                    for (unsigned v = 0; v < RS_SEG_V; v++)
+                        acc[r] = Op::combine(acc[r], rs_load<T>(src, idx(k * RS_GROUP * RS_SEG_V +
+                                                                        (lane + RS_SEG_LANES * r) * RS_SEG_V + v)));
+                }
+            }
     } else {
         for (unsigned k = 0; (rs_u64)k * RS_GROUP * RS_SEG_V < cnt; k++)
 #pragma unroll
             for (unsigned r = 0; r < RS_SEG_ROWS; r++)
-                if ((rs_u64)k * RS_GROUP * RS_SEG_V + RS_SEG_LANES * RS_SEG_V * r < cnt) /* the row has values */
+                if ((rs_u64)k * RS_GROUP * RS_SEG_V + RS_SEG_LANES * RS_SEG_V * r < cnt) { /* the row has values */
+                    if constexpr (rs_seg_fast<T, Op>::on) { /* past cnt: the identity */
+                        T x[RS_SEG_V];
 #pragma unroll
-                    for (unsigned v = 0; v < RS_SEG_V; v++) {
-                        const rs_u64 i = (rs_u64)k * RS_GROUP * RS_SEG_V + (lane + RS_SEG_LANES * r) * RS_SEG_V + v;
-                        if (i < cnt) acc[r] = Op::combine(acc[r], rs_load<T>(src, idx(i)));
+                        for (unsigned v = 0; v < RS_SEG_V; v++) {
+                            const rs_u64 i = (rs_u64)k * RS_GROUP * RS_SEG_V + (lane + RS_SEG_LANES * r) * RS_SEG_V + v;
+                            x[v] = i < cnt ? rs_load<T>(src, idx(i)) : Op::identity();
+                        }
+                        acc[r] = rs_seg_leaf<T, Op>(acc[r], x);
+                    } else {
+#pragma unroll
+                        for (unsigned v = 0; v < RS_SEG_V; v++) {
+                            const rs_u64 i = (rs_u64)k * RS_GROUP * RS_SEG_V + (lane + RS_SEG_LANES * r) * RS_SEG_V + v;
+                            if (i < cnt) acc[r] = Op::combine(acc[r], rs_load<T>(src, idx(i)));
+                        }
                     }
+                }
     }
 #pragma unroll
     for (unsigned r = 0; r < 4; r++) acc[r] = Op::combine(acc[r], acc[r + 4]); /* s = 128 */
@@ -262,10 +352,19 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
     if constexpr (rs_is_arg<Op>::value) { /* any order gives the same best pair: one accumulator, not eight rows */
         T v = Op::identity();
 #pragma unroll 4
-        for (rs_u64 i = lane * RS_SEG_V; i < cnt; i += RS_SEG_LANES * RS_SEG_V)
+        for (rs_u64 i = lane * RS_SEG_V; i < cnt; i += RS_SEG_LANES * RS_SEG_V) {
+            if constexpr (rs_seg_fast<T, Op>::on) {
+                T x[RS_SEG_V];
 #pragma unroll
-            for (unsigned k = 0; k < RS_SEG_V; k++)
-                if (i + k < cnt) v = Op::combine(v, rs_load<T>(src, idx(i + k)));
+                for (unsigned k = 0; k < RS_SEG_V; k++)
+                    x[k] = i + k < cnt ? rs_load<T>(src, idx(i + k)) : Op::identity();
+                v = rs_seg_leaf<T, Op>(v, x);
+            } else {
+#pragma unroll
+                for (unsigned k = 0; k < RS_SEG_V; k++)
+                    if (i + k < cnt) v = Op::combine(v, rs_load<T>(src, idx(i + k)));
+            }
+        }
         return rs_seg_warp_tree<T, Op>(v, lane);
     } else {
         return rs_seg_team_rows<T, Op>(src, cnt, lane, idx);
@@ -290,7 +389,15 @@ __device__ __forceinline__ T rs_seg_group(Src src, rs_u64 base, rs_u64 cnt, bool
 {
     static_assert(NL == 1 || NL == 4, "rs_seg_group: one leaf a lane or four");
     T w = Op::identity();
-    if constexpr (rs_is_arg<Op>::value) {
+    if constexpr (rs_is_arg<Op>::value && rs_seg_fast<T, Op>::on) {
+        T x[NL * RS_SEG_V];
+#pragma unroll
+        for (unsigned j = 0; j < NL * RS_SEG_V; j++) {
+            const rs_u64 i = k + RS_SEG_GROUP * j;
+            x[j] = mine && i < cnt ? rs_load<T>(src, base + i) : Op::identity();
+        }
+        w = rs_seg_leaf<T, Op>(w, x);
+    } else if constexpr (rs_is_arg<Op>::value) {
 #pragma unroll
         for (unsigned j = 0; j < NL * RS_SEG_V; j++) {
             const rs_u64 i = k + RS_SEG_GROUP * j;
@@ -308,11 +415,15 @@ __device__ __forceinline__ T rs_seg_group(Src src, rs_u64 base, rs_u64 cnt, bool
         T leaf[NL];
 #pragma unroll
         for (unsigned q = 0; q < NL; q++) {
-            T acc = Op::identity();
+            if constexpr (rs_seg_fast<T, Op>::on) { /* x[q] holds the identity past cnt */
+                leaf[q] = rs_seg_leaf<T, Op>(Op::identity(), x[q]);
+            } else {
+                T acc = Op::identity();
 #pragma unroll
-            for (unsigned v = 0; v < RS_SEG_V; v++)
-                if ((k + RS_SEG_GROUP * q) * RS_SEG_V + v < cnt) acc = Op::combine(acc, x[q][v]);
-            leaf[q] = acc;
+                for (unsigned v = 0; v < RS_SEG_V; v++)
+                    if ((k + RS_SEG_GROUP * q) * RS_SEG_V + v < cnt) acc = Op::combine(acc, x[q][v]);
+                leaf[q] = acc;
+            }
         }
 #pragma unroll
         for (unsigned h = NL / 2; h > 0; h >>= 1) /* level s = 8 h: l[k + 8q] (+) l[k + 8 (q + h)] */
@@ -363,21 +474,28 @@ __device__ __forceinline__ unsigned rs_seg_small_batch(Src src, Dst out, rs_u64 
  * seg_medium, one global atomic per batch. queue: a 32-bit count at its start (zeroed by the host), the entries from
  * queue[1]; the 32 bits after the count (zeroed with it) are flags: bit 0 set when a segment is longer than
  * RS_SEG_TILE (seg_tiles runs only then), bit 1 when one is longer than RS_SEG_TILE^2 (seg_tiles' levels >= 2 run
- * only then); the same in the OpenCL twin, whose work-item folds up to RS_SEG_SHORT values alone. */
+ * only then); the same in the OpenCL twin, whose work-item folds up to RS_SEG_SHORT values alone.
+ * Two barriers a batch: the batch's list and count alternate between two buffers (the next batch fills the other
+ * while this one's entries are copied out, and work-item 0 zeroes the other's count between the barriers), and a
+ * segment longer than a tile sets the flags itself (rare) instead of two block-wide votes. Four barriers a batch cost
+ * the 90 %-ones distribution 3 % (H200, docs/PERFORMANCE.md). */
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
-                                                      rs_u64 *queue, const unsigned *flags, const rs_u64 *runs)
+__device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
+                                             const unsigned *flags, const rs_u64 *runs)
 {
     constexpr bool groups = Op::code == RS_MIN || Op::code == RS_MAX; /* argmin / argmax too (rs_op_arg) */
-    __shared__ rs_u64 l_seg[RS_GROUP], l_base[RS_GROUP];
-    __shared__ unsigned l_n, l_at;
+    __shared__ rs_u64 l_segs[2][RS_GROUP], l_bases[2][RS_GROUP];
+    __shared__ unsigned l_ns[2], l_ats[2];
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
     S = rs_seg_count(runs, S);
     const unsigned t = threadIdx.x, g = t % RS_SEG_LANES / RS_SEG_GROUP, k = t % RS_SEG_GROUP;
     const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
+    if (t == 0) l_ns[0] = l_ns[1] = 0;
+    __syncthreads();
+    unsigned par = 0;
     for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
-        if (t == 0) l_n = 0;
-        __syncthreads();
+        rs_u64 *const l_seg = l_segs[par], *const l_base = l_bases[par];
+        unsigned &l_n = l_ns[par], &l_at = l_ats[par];
         const rs_u64 s = b * RS_GROUP + t;
         rs_u64 len = 0, o = 0;
         if (s < S) {
@@ -393,7 +511,17 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
                 rs_put(out, s, rs_seg_empty_for<T, Op>(out));
             } else if (len <= RS_SEG_SHORT && rs_is_arg<Op>::value && !(grouped && len > RS_SEG_V)) {
                 T a = Op::identity(); /* any order: a plain left fold */
-                for (unsigned i = 0; i < len; i++) a = Op::combine(a, rs_load<T>(src, o + i));
+                if constexpr (rs_seg_fast<T, Op>::on) { /* by fours, the identity past the segment */
+                    for (unsigned i = 0; i < len; i += RS_SEG_V) {
+                        T x[RS_SEG_V];
+#pragma unroll
+                        for (unsigned v = 0; v < RS_SEG_V; v++)
+                            x[v] = i + v < len ? rs_load<T>(src, o + i + v) : Op::identity();
+                        a = rs_seg_leaf<T, Op>(a, x);
+                    }
+                } else {
+                    for (unsigned i = 0; i < len; i++) a = Op::combine(a, rs_load<T>(src, o + i));
+                }
                 rs_put(out, s, a);
             } else if (len <= RS_SEG_SHORT && !(grouped && len > RS_SEG_V)) {
                 T a[8];
@@ -402,9 +530,18 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
 #pragma unroll
                 for (unsigned q = 0; q < RS_SEG_SHORT / RS_SEG_V; q++) { /* leaf q; none past the segment */
                     if (q * RS_SEG_V >= len) break;
+                    if constexpr (rs_seg_fast<T, Op>::on) {
+                        T x[RS_SEG_V];
 #pragma unroll
-                    for (unsigned v = 0; v < RS_SEG_V; v++)
-                        if (q * RS_SEG_V + v < len) a[q] = Op::combine(a[q], rs_load<T>(src, o + q * RS_SEG_V + v));
+                        for (unsigned v = 0; v < RS_SEG_V; v++)
+                            x[v] = q * RS_SEG_V + v < len ? rs_load<T>(src, o + q * RS_SEG_V + v) : Op::identity();
+                        a[q] = rs_seg_leaf<T, Op>(a[q], x);
+                    } else {
+#pragma unroll
+                        for (unsigned v = 0; v < RS_SEG_V; v++)
+                            if (q * RS_SEG_V + v < len)
+                                a[q] = Op::combine(a[q], rs_load<T>(src, o + q * RS_SEG_V + v));
+                    }
                 }
 #pragma unroll
                 for (unsigned r = 0; r < 4; r++) a[r] = Op::combine(a[r], a[r + 4]);
@@ -424,19 +561,39 @@ __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offse
             const T w = rs_seg_group<1, Src, T, Op>(src, base, cnt, at < RS_SEG_LANES, k);
             if (at < RS_SEG_LANES && k == 0) rs_put(out, seg, rs_out<Op>(w));
         }
-        /* a segment longer than a tile (than a tile of tiles) sets flag bit 0 (and 1) for seg_tiles (below) */
-        const unsigned f = __syncthreads_or(s < S && len > RS_SEG_TILE)
-                               ? 1u | (__syncthreads_or(s < S && len > (rs_u64)RS_SEG_TILE * RS_SEG_TILE) ? 2u : 0u)
-                               : 0u;
-        if (f && t == 0) atomicOr(reinterpret_cast<unsigned *>(queue) + 1, f);
-        if (t == 0) l_at = l_n ? atomicAdd((unsigned *)queue, l_n) : 0;
+        if (s < S && len > RS_SEG_TILE)
+            atomicOr(reinterpret_cast<unsigned *>(queue) + 1, len > (rs_u64)RS_SEG_TILE * RS_SEG_TILE ? 3u : 1u);
+        __syncthreads();
+        if (t == 0) {
+            l_at = l_n ? atomicAdd((unsigned *)queue, l_n) : 0;
+            l_ns[par ^ 1] = 0;
+        }
         __syncthreads();
         if (t < l_n) {
             queue[1 + 2 * ((rs_u64)l_at + t)] = l_seg[t];
             queue[2 + 2 * ((rs_u64)l_at + t)] = l_base[t];
         }
-        __syncthreads(); /* l_n and the lists are rewritten by the next batch */
+        par ^= 1;
     }
+}
+
+/* The reductions' seg_short; argmin / argmax's takes 8 blocks per SM for pairs of values of up to 4 bytes (at most 32
+ * registers): unbounded, the batched pair fold (rs_seg_leaf) gave the float32 argmax 40 registers, 6 blocks, and
+ * the 90 %-ones argmax went 2.33 -> 2.61 ms on the H200; bounded it took 2.27-2.29, and the power-law one 1.10
+ * (1.47 before). 8-byte values: 6 blocks (8 spilled 24 bytes). */
+template <typename Src, typename Dst, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
+                                                      rs_u64 *queue, const unsigned *flags, const rs_u64 *runs)
+{
+    rs_seg_short<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, runs);
+}
+
+template <typename Src, typename Dst, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP, sizeof(T::v) <= 4 ? 8 : 6)
+    seg_short_arg(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue, const unsigned *flags,
+                  const rs_u64 *runs)
+{
+    rs_seg_short<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, runs);
 }
 
 /* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment). The queue is cut into
@@ -613,7 +770,10 @@ static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, con
 {
     cudaError_t err = cudaMemsetAsync(qu, 0, sizeof(rs_u64), stream); /* the queue's count and flags */
     if (err != cudaSuccess) return err;
-    seg_short<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags, live);
+    if constexpr (rs_is_arg<Op>::value)
+        seg_short_arg<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags, live);
+    else
+        seg_short<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags, live);
     err = rs_launched();
     if (err == cudaSuccess && q_bound > 0) {
         if constexpr (rs_is_arg<Op>::value)

@@ -16,6 +16,8 @@
  *                    holding poison (a value that would change the result if read)
  *   position         one segment's content placed at several offsets among different neighbours: the same bits
  *   device identity  a few segments per case against redscan_reduce_ex (COARSENED) / redscan_argmin of the slice
+ *   zero ties        float min / max over every layout with values whose leaves and segments often end at +-0 or
+ *                    NaN (CUDA's fast float32 leaves and their fallback to the left fold)
  *   argmin / argmax  every dtype, ties, NaNs, infinities, signed zeros; values NULL or not; empty segments
  *                    (UINT64_MAX and the worst value)
  *   errors           every host check (status, message, nothing written) and the device checks: offsets that
@@ -48,6 +50,39 @@ static ref_val nan_of(redscan_dtype dt, uint32_t payload, int negative)
     v.u16 = (uint16_t)((dt == REDSCAN_FLOAT16 ? 0x7e00u | (payload & 0x1ffu) : 0x7fc0u | (payload & 0x3fu)) |
                        (negative ? 0x8000u : 0));
     return v;
+}
+
+/* Float values for min / max whose results are often a signed zero or a NaN: CUDA folds float32 leaves with PTX
+ * min.NaN / max.NaN and takes the left fold where that gives NaN or +-0 (kernels_cu/segmented.cu, rs_seg_leaf), so
+ * both must give the tile expression's bits. Signed zeros, +-1, +-inf, the smallest subnormals and NaNs with payloads
+ * (1 in 128), in runs of 1..2048 values that either allow the values that beat zero (positive for max, negative for
+ * min) or hold none: then a leaf's, a segment's or a run's result is a zero of either sign, an infinity or a NaN. */
+static int g_zero_ties; /* reduce_case: values from gen_zero_ties instead of h_generate */
+static void gen_zero_ties(h_rng *r, redscan_dtype dt, redscan_op op, unsigned char *dst, size_t n)
+{
+    const float beat = op == REDSCAN_MIN ? -1.0f : 1.0f, tiny = dt == REDSCAN_FLOAT32 ? 1e-45f : 5.9604645e-8f;
+    size_t left = 0;
+    int allow = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (left == 0) {
+            left = 1 + (size_t)h_rng_below(r, 2048);
+            allow = (int)(h_rng_u64(r) & 1);
+        }
+        left--;
+        const uint64_t k = h_rng_below(r, 128);
+        ref_val v = ref_zero();
+        if (k == 0) {
+            v = nan_of(dt, (uint32_t)h_rng_below(r, 30) + 1, (int)(h_rng_u64(r) & 1));
+        } else {
+            const float sign = allow && (k & 1) ? beat : -beat;
+            const float mag[] = {1.0f, INFINITY, tiny, 0.5f * (float)(1 + h_rng_below(r, 64))};
+            const uint64_t m = k % 6;
+            const float x = m == 0 ? 0.0f : m == 1 ? -0.0f : sign * mag[m - 2];
+            if (dt == REDSCAN_FLOAT32) v.f32 = x;
+            else v.u16 = ref_f32_to_narrow(dt, x);
+        }
+        ref_store(dt, dst, i, v);
+    }
 }
 
 /* ---------------------------------------------------------------- layouts */
@@ -141,8 +176,9 @@ static void reduce_case(redscan_op op, redscan_dtype dt, redscan_dtype odt, layo
                         size_t cap, size_t big, int device_checks, int async)
 {
     const uint64_t seed = h_seed(41, (uint64_t)op, (uint64_t)dt, (uint64_t)odt, (uint64_t)lay, (uint64_t)offdt);
-    if (!h_case("segmented_reduce %s %s->%s %s offsets=%s%s seed=0x%" PRIx64, ref_op_str(op), ref_dtype_str(dt),
-                ref_dtype_str(odt), lay_name(lay), ref_dtype_str(offdt), async ? " async" : "", seed))
+    if (!h_case("segmented_reduce %s %s->%s %s offsets=%s%s%s seed=0x%" PRIx64, ref_op_str(op), ref_dtype_str(dt),
+                ref_dtype_str(odt), lay_name(lay), ref_dtype_str(offdt), async ? " async" : "",
+                g_zero_ties ? " zero-ties" : "", seed))
         return;
     h_rng r;
     h_rng_init(&r, seed);
@@ -156,7 +192,8 @@ static void reduce_case(redscan_op op, redscan_dtype dt, redscan_dtype odt, layo
     unsigned char *x = (unsigned char *)h_malloc((n + tail) * es);
     h_fill(dt, x, lead, h_poison(op, dt));
     const h_gen gen = (h_gen)(h_rng_below(&r, (uint64_t)h_gen_count(dt)));
-    h_generate(&r, dt, op, gen, x + lead * es, n - lead);
+    if (g_zero_ties) gen_zero_ties(&r, dt, op, x + lead * es, n - lead);
+    else h_generate(&r, dt, op, gen, x + lead * es, n - lead);
     h_fill(dt, x + n * es, tail, h_poison(op, dt));
 
     const size_t os = ref_size(odt);
@@ -620,6 +657,21 @@ int main(void)
                     cap, big, 1, 0);
     /* a float min through CUDA seg_short's lane groups (min / max only) */
     reduce_case(REDSCAN_MIN, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_SHORTMIX, REDSCAN_INT64, cap, big, 1, 0);
+    /* float min / max whose leaves, segments and runs often end at +-0 or NaN (gen_zero_ties): every path of CUDA's
+     * fast leaves and their fallback (level 0: float32 min, whose program is built above) */
+    g_zero_ties = 1;
+    const size_t zcap = L >= 2 ? cap : 20000, zbig = L >= 2 ? big : 70000; /* level 0's sizes below level 2 */
+    for (int lay = 0; lay < LAY_COUNT; lay++) {
+        if (L == 0 && lay != LAY_MIXED && lay != LAY_SHORTMIX && lay != LAY_POWER) continue;
+        reduce_case(REDSCAN_MIN, REDSCAN_FLOAT32, REDSCAN_FLOAT32, (layout)lay, REDSCAN_INT32, zcap, zbig, 1, 0);
+        if (L == 0) continue;
+        reduce_case(REDSCAN_MAX, REDSCAN_FLOAT32, REDSCAN_FLOAT32, (layout)lay, REDSCAN_INT32, zcap, zbig, 1, 0);
+        if (lay != LAY_MIXED && lay != LAY_SHORTMIX) continue;
+        reduce_case(REDSCAN_MAX, REDSCAN_FLOAT16, REDSCAN_FLOAT16, (layout)lay, REDSCAN_UINT64, zcap, zbig, 0, 0);
+        if (usable(REDSCAN_FLOAT64)) /* compute type float64: the left fold everywhere */
+            reduce_case(REDSCAN_MIN, REDSCAN_FLOAT32, REDSCAN_FLOAT64, (layout)lay, REDSCAN_INT32, zcap, zbig, 0, 0);
+    }
+    g_zero_ties = 0;
     printf("layouts: %.1f s\n", h_now() - t0);
 
     t0 = h_now();
