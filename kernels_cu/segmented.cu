@@ -1,9 +1,9 @@
 /* Segmented reduction and argmin / argmax (docs/ALGORITHMS.md, "Segments"). Twin: kernels_cl/segmented.cl, whose
  * header explains the work decomposition; the same constants, queue, chunks and order of combination here.
  *
- * seg_short (a thread per segment: up to 32 values folded alone, or for min / max by a group of 8 lanes when a warp has
- * few such segments; up to a tile queued), seg_medium (a warp per queued segment; up to four consecutive ones of at
- * most 128 values by the warp's groups of 8 lanes, one each), seg_tiles (a warp per input tile for the longer
+ * seg_short (a thread per segment: up to 32 values folded alone, or for argmin / argmax by a group of 8 lanes when a
+ * warp has few such segments; up to a tile queued), seg_medium (a warp per queued segment; up to four consecutive ones
+ * of at most 128 values by the warp's groups of 8 lanes, one each), seg_tiles (a warp per input tile for the longer
  * segments, level after level). The warp's tile expression: lane j stands for the coarsened tile's threads j + 32r
  * (r = 0..7), folds their 16 elements (k outer, v inner, from the identity, identity past the chunk), then levels
  * s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows (r with r + 4, r + 2, r + 1) and
@@ -390,13 +390,36 @@ __device__ __forceinline__ T rs_seg_group(Src src, rs_u64 base, rs_u64 cnt, bool
     static_assert(NL == 1 || NL == 4, "rs_seg_group: one leaf a lane or four");
     T w = Op::identity();
     if constexpr (rs_is_arg<Op>::value && rs_seg_fast<T, Op>::on) {
-        T x[NL * RS_SEG_V];
+        /* rs_seg_leaf's batch over the lane's values alone (16 pairs held 64 registers for float32, 118 for int64):
+         * their min / max m, then the first value equal to m and its position */
+        constexpr unsigned N = NL * RS_SEG_V;
+        decltype(w.v) x[N];
 #pragma unroll
-        for (unsigned j = 0; j < NL * RS_SEG_V; j++) {
+        for (unsigned j = 0; j < N; j++) {
             const rs_u64 i = k + RS_SEG_GROUP * j;
-            x[j] = mine && i < cnt ? rs_load<T>(src, base + i) : Op::identity();
+            x[j] = mine && i < cnt ? rs_load<T>(src, base + i).v : Op::identity().v;
         }
-        w = rs_seg_leaf<T, Op>(w, x);
+        auto m = x[0];
+#pragma unroll
+        for (unsigned j = 1; j < N; j++) m = rs_seg_fast<T, Op>::f(m, x[j]);
+        if (!(m != m)) {
+            auto bv = x[N - 1];
+            unsigned js = N - 1;
+#pragma unroll
+            for (int j = (int)N - 2; j >= 0; j--)
+                if (x[j] == m) {
+                    bv = x[j];
+                    js = (unsigned)j;
+                }
+            const rs_u64 i = k + RS_SEG_GROUP * js;
+            if (mine && i < cnt) w = T{bv, rs_load<T>(src, base + i).i}; /* else none: the identity */
+        } else {
+#pragma unroll
+            for (unsigned j = 0; j < N; j++) {
+                const rs_u64 i = k + RS_SEG_GROUP * j;
+                if (mine && i < cnt) w = Op::combine(w, rs_load<T>(src, base + i));
+            }
+        }
     } else if constexpr (rs_is_arg<Op>::value) {
 #pragma unroll
         for (unsigned j = 0; j < NL * RS_SEG_V; j++) {
@@ -465,12 +488,13 @@ __device__ __forceinline__ unsigned rs_seg_small_batch(Src src, Dst out, rs_u64 
 /* seg_short of segmented.cl: level 0 for every segment of up to RS_SEG_TILE elements, a thread per segment (offsets
  * read coalesced). Empty: the empty value. Up to RS_SEG_SHORT values: the thread's own fold (the tile's threads 0..7
  * hold four values each, the others the identity, so of the tree only s = 4, 2, 1 change anything; argmin / argmax:
- * a left fold, any order gives the same best pair). For min, max, argmin and argmax, a warp with at most four
- * segments of RS_SEG_V + 1 .. RS_SEG_SHORT values gives them to its groups of 8 lanes instead, one each, a leaf a lane
- * (rs_seg_group<1>, the same bits): a thread's fold cost the warp, and at the barrier its block, one compare chain as
- * long as its longest segment (H200, 90 % one-element segments: argmax -18 %, max -7 %). The sums and products keep
- * the thread's fold: the groups cost them 4-5 % there, and more segments a warp (power law) cost every op more than
- * they saved (docs/PERFORMANCE.md, "seg_short's lane groups"). Up to RS_SEG_TILE: appended to the queue for
+ * a left fold, any order gives the same best pair). For argmin and argmax, a warp with at most four segments of
+ * RS_SEG_V + 1 .. RS_SEG_SHORT values gives them to its groups of 8 lanes instead, one each (rs_seg_group<1>, the same
+ * bits): a thread's fold cost the warp, and at the barrier its block, one compare chain as long as its longest segment
+ * (H200, 90 % one-element segments: argmax -18 %). min / max had them too until their leaves took PTX min.NaN /
+ * max.NaN (rs_seg_leaf): then the thread's fold was 2-3 % faster. The sums and products keep the thread's fold: the
+ * groups cost them 4-5 % there, and more segments a warp (power law) cost every op more than they saved
+ * (docs/PERFORMANCE.md, "seg_short's lane groups"). Up to RS_SEG_TILE: appended to the queue for
  * seg_medium, one global atomic per batch. queue: a 32-bit count at its start (zeroed by the host), the entries from
  * queue[1]; the 32 bits after the count (zeroed with it) are flags: bit 0 set when a segment is longer than
  * RS_SEG_TILE (seg_tiles runs only then), bit 1 when one is longer than RS_SEG_TILE^2 (seg_tiles' levels >= 2 run
@@ -483,7 +507,7 @@ template <typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
                                              const unsigned *flags, const rs_u64 *runs)
 {
-    constexpr bool groups = Op::code == RS_MIN || Op::code == RS_MAX; /* argmin / argmax too (rs_op_arg) */
+    constexpr bool groups = rs_is_arg<Op>::value; /* argmin / argmax (rs_op_arg) */
     __shared__ rs_u64 l_segs[2][RS_GROUP], l_bases[2][RS_GROUP];
     __shared__ unsigned l_ns[2], l_ats[2];
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
@@ -502,8 +526,8 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
             o = rs_seg_off(offsets, kind, s);
             len = rs_seg_off(offsets, kind, s + 1) - o;
         }
-        /* min / max: a warp with at most RS_SEG_BATCH segments of RS_SEG_V + 1 .. RS_SEG_SHORT values gives them to its
-         * groups (warp-uniform) */
+        /* argmin / argmax: a warp with at most RS_SEG_BATCH segments of RS_SEG_V + 1 .. RS_SEG_SHORT values gives them
+         * to its groups (warp-uniform) */
         const unsigned want = groups ? __ballot_sync(0xffffffffu, len > RS_SEG_V && len <= RS_SEG_SHORT) : 0;
         const bool grouped = want && __popc(want) <= RS_SEG_BATCH;
         if (s < S) {
@@ -616,7 +640,9 @@ __device__ __forceinline__ void rs_seg_medium(Src src, const rs_u64 *queue, rs_u
         const rs_u64 my_base = lane < c && et < m ? queue[2 + 2 * et] : 0;
         const unsigned count = m - first < c ? (unsigned)(m - first) : c;
         for (unsigned j = 0; j < count;) {
-            if constexpr (sizeof(T) <= 8) {
+            /* argmin / argmax: the pairs with rs_seg_group's batch (values only in registers; float64 / float16 /
+             * bfloat16 pairs keep a warp a segment) */
+            if constexpr (sizeof(T) <= 8 || (rs_is_arg<Op>::value && rs_seg_fast<T, Op>::on)) {
                 const unsigned nb = rs_seg_small_batch<Src, Dst, T, Op>(src, out, my_seg, my_base, j, count, lane);
                 if (nb) {
                     j += nb;
@@ -633,8 +659,11 @@ __device__ __forceinline__ void rs_seg_medium(Src src, const rs_u64 *queue, rs_u
 
 /* The reductions' seg_medium has a launch bound: 5 blocks per SM for 4-byte values, 4 for 8-byte ones (at most 48 / 64
  * registers). Unbounded, ptxas gave the float32 sum 58 registers and the int32 sum 48, then 40 and 63 with the groups
- * above, and whichever had more ran 1000-value segments about 30 % slower (H200, 2^28). argmin / argmax (pairs, no
- * groups) keep the unbounded kernel: a bound of 4 or of 1 block changed their registers and cost them 1-3 % or 20 %. */
+ * above, and whichever had more ran 1000-value segments about 30 % slower (H200, 2^28). argmin / argmax's
+ * (seg_medium_arg, the same body) takes the same bound on its own (pairs of values of up to 4 bytes: 5 blocks): with
+ * the lane groups for their small segments (rs_seg_small_batch, which pairs took only from the twenty-second session
+ * on) it went unbounded from 40 to 55 registers, and argmax over 1000-value segments from 0.54 to 0.69-0.71 ms; a bound
+ * of 6 blocks made the int8 instances spill 44-76 bytes (H200, docs/PERFORMANCE.md). */
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP, sizeof(T) <= 4 ? 5 : 4)
     seg_medium(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out, const unsigned *flags)
@@ -643,7 +672,7 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) <= 4 ? 5 : 4)
 }
 
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP)
+__global__ void __launch_bounds__(RS_GROUP, sizeof(T::v) <= 4 ? 5 : 4)
     seg_medium_arg(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out, const unsigned *flags)
 {
     rs_seg_medium<Src, Dst, T, Op>(src, queue, q_bound, out, flags);
