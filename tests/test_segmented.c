@@ -16,8 +16,9 @@
  *                    holding poison (a value that would change the result if read)
  *   position         one segment's content placed at several offsets among different neighbours: the same bits
  *   device identity  a few segments per case against redscan_reduce_ex (COARSENED) / redscan_argmin of the slice
- *   zero ties        float min / max over every layout with values whose leaves and segments often end at +-0 or
- *                    NaN (CUDA's fast float32 leaves and their fallback to the left fold)
+ *   zero ties        float min / max and float32 argmin / argmax over every layout with values whose leaves,
+ *                    batches and segments often end at +-0 or NaN (CUDA's fast float32 leaves and argmin / argmax
+ *                    batches, and their fallback to the left fold)
  *   argmin / argmax  every dtype, ties, NaNs, infinities, signed zeros; values NULL or not; empty segments
  *                    (UINT64_MAX and the worst value)
  *   errors           every host check (status, message, nothing written) and the device checks: offsets that
@@ -331,8 +332,10 @@ static void gen_ties(h_rng *r, redscan_dtype dt, void *dst, size_t n)
 static void argext_case(redscan_dtype dt, int want_max, layout lay, int with_values, int device_checks, int async)
 {
     const uint64_t seed = h_seed(47, (uint64_t)dt, (uint64_t)want_max, (uint64_t)lay, (uint64_t)with_values, 0);
-    if (!h_case("segmented_%s %s %s values=%d%s seed=0x%" PRIx64, want_max ? "argmax" : "argmin", ref_dtype_str(dt),
-                lay_name(lay), with_values, async ? " async" : "", seed))
+    const int zero_ties = g_zero_ties && dt == REDSCAN_FLOAT32;
+    if (!h_case("segmented_%s %s %s values=%d%s%s seed=0x%" PRIx64, want_max ? "argmax" : "argmin",
+                ref_dtype_str(dt), lay_name(lay), with_values, async ? " async" : "", zero_ties ? " zero-ties" : "",
+                seed))
         return;
     h_rng r;
     h_rng_init(&r, seed);
@@ -344,7 +347,8 @@ static void argext_case(redscan_dtype dt, int want_max, layout lay, int with_val
     for (size_t s = 0; s < S; s++) off[s + 1] = off[s] + len[s];
     const size_t n = (size_t)off[S], es = ref_size(dt), tail = 3;
     unsigned char *x = (unsigned char *)h_malloc((n + tail) * es);
-    gen_ties(&r, dt, x, n + tail);
+    if (zero_ties) gen_zero_ties(&r, dt, want_max ? REDSCAN_MAX : REDSCAN_MIN, x, n + tail);
+    else gen_ties(&r, dt, x, n + tail);
     /* poison before and after: a NaN (floats) or the best value would win if read */
     const ref_val poison = ref_is_float(dt) ? nan_of(dt, 77, 0) : want_max ? ref_type_max(dt) : ref_type_min(dt);
     h_fill(dt, x, (size_t)off[0], poison);
@@ -666,6 +670,9 @@ int main(void)
         reduce_case(REDSCAN_MIN, REDSCAN_FLOAT32, REDSCAN_FLOAT32, (layout)lay, REDSCAN_INT32, zcap, zbig, 1, 0);
         if (L == 0) continue;
         reduce_case(REDSCAN_MAX, REDSCAN_FLOAT32, REDSCAN_FLOAT32, (layout)lay, REDSCAN_INT32, zcap, zbig, 1, 0);
+        /* argmin / argmax: CUDA's batches (rs_seg_leaf, rs_seg_group) and their NaN fallback */
+        argext_case(REDSCAN_FLOAT32, 1, (layout)lay, 1, 0, 0);
+        argext_case(REDSCAN_FLOAT32, 0, (layout)lay, 0, 0, 0);
         if (lay != LAY_MIXED && lay != LAY_SHORTMIX) continue;
         reduce_case(REDSCAN_MAX, REDSCAN_FLOAT16, REDSCAN_FLOAT16, (layout)lay, REDSCAN_UINT64, zcap, zbig, 0, 0);
         if (usable(REDSCAN_FLOAT64)) /* compute type float64: the left fold everywhere */
