@@ -215,24 +215,20 @@ template <typename T, class Op> struct rs_seg_fast {
     static const bool on = false;
 };
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-template <> struct rs_seg_fast<float, rs_op_max<float>> {
+template <int OP> struct rs_seg_fast_f32 {
     static const bool on = true;
     static __device__ __forceinline__ float f(float a, float b)
     {
         float r;
-        asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        if constexpr (OP == RS_MIN)
+            asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        else
+            asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
         return r;
     }
 };
-template <> struct rs_seg_fast<float, rs_op_min<float>> {
-    static const bool on = true;
-    static __device__ __forceinline__ float f(float a, float b)
-    {
-        float r;
-        asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-        return r;
-    }
-};
+template <> struct rs_seg_fast<float, rs_op_min<float>> : rs_seg_fast_f32<RS_MIN> {};
+template <> struct rs_seg_fast<float, rs_op_max<float>> : rs_seg_fast_f32<RS_MAX> {};
 #endif
 /* argmin / argmax pairs of float32 and of every integer type (float64, float16 and bfloat16 keep rs_before): the best
  * pair of values x[0..N-1] at increasing indices is the first whose value equals their min / max m (rs_before: NaN
