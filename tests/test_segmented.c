@@ -16,9 +16,9 @@
  *                    holding poison (a value that would change the result if read)
  *   position         one segment's content placed at several offsets among different neighbours: the same bits
  *   device identity  a few segments per case against redscan_reduce_ex (COARSENED) / redscan_argmin of the slice
- *   zero ties        float min / max and float32 argmin / argmax over every layout with values whose leaves,
- *                    batches and segments often end at +-0 or NaN (CUDA's fast float32 leaves and argmin / argmax
- *                    batches, and their fallback to the left fold)
+ *   zero ties        float min / max and float32 argmin / argmax (level 0: float32 min on three layouts) over
+ *                    every layout with values whose leaves, batches and segments often end at +-0 or NaN (CUDA's
+ *                    fast float32 leaves and argmin / argmax batches, and their fallback to the left fold)
  *   argmin / argmax  every dtype, ties, NaNs, infinities, signed zeros; values NULL or not; empty segments
  *                    (UINT64_MAX and the worst value)
  *   errors           every host check (status, message, nothing written) and the device checks: offsets that
@@ -126,8 +126,8 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
         while (S < cap / 64) len[S++] = (size_t)h_rng_below(r, 2 * 4096 + 2);
         break;
     case LAY_SHORTMIX: { /* lengths at the limits of CUDA's short paths (kernels_cu/segmented.cu: seg_short's thread
-                          * up to 32 values, for min / max a group of 8 lanes for 5..32 in a warp with at most four
-                          * such, and runs of more than four; seg_medium's batches of queued segments up to 128), then
+                          * up to 32 values, for argmin / argmax a group of 8 lanes for 5..32 in a warp with at most
+                          * four such, and runs of more than four; seg_medium's batches of queued segments up to 128), then
                           * the bench's "ones": 90 % one-element segments, 10 % of 2..100 values */
         static const size_t edge[] = {32, 33, 128, 129, 127, 1, 0, 33, 33, 33, 33, 129, 128, 128, 128, 128, 128, 4096,
                                       4097, 1, 2, 100, 0, 100, 31, 65, 4, 5, 3, 8, 9, 6, 7, 17, 64, 0, 5, 96, 4, 1};
@@ -659,7 +659,8 @@ int main(void)
     if (usable(REDSCAN_FLOAT64))
         reduce_case(L == 0 ? REDSCAN_PROD : REDSCAN_SUM, REDSCAN_FLOAT64, REDSCAN_FLOAT64, LAY_SHORTMIX, REDSCAN_UINT32,
                     cap, big, 1, 0);
-    /* a float min through CUDA seg_short's lane groups (min / max only) */
+    /* a float min over the short paths' limits (CUDA: seg_short's thread with fast leaves; its lane groups were min /
+     * max's until the twenty-second session and are argmin / argmax's now) */
     reduce_case(REDSCAN_MIN, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_SHORTMIX, REDSCAN_INT64, cap, big, 1, 0);
     /* float min / max whose leaves, segments and runs often end at +-0 or NaN (gen_zero_ties): every path of CUDA's
      * fast leaves and their fallback (level 0: float32 min, whose program is built above) */
