@@ -600,7 +600,8 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
 /* The reductions' seg_short; argmin / argmax's takes 8 blocks per SM for pairs of values of up to 4 bytes (at most 32
  * registers): unbounded, the batched pair fold (rs_seg_leaf) gave the float32 argmax 40 registers, 6 blocks, and
  * the 90 %-ones argmax went 2.33 -> 2.61 ms on the H200; bounded it took 2.27-2.29, and the power-law one 1.10
- * (1.47 before). 8-byte values: 6 blocks (8 spilled 24 bytes). */
+ * (1.47 before; both measured before seg_medium_arg took lane groups, which brought them to 1.42 and 0.98).
+ * 8-byte values: 6 blocks (8 spilled 24 bytes). */
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
                                                       rs_u64 *queue, const unsigned *flags, const rs_u64 *runs)
