@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "common.cuh"
 #include "cu_launch.h"
 #include "keys.cuh"
@@ -246,13 +248,94 @@ __device__ __forceinline__ unsigned rs_ss_find(const unsigned *pos, unsigned p)
     return j;
 }
 
-/* The global index of packed position p: o0 + p when the batch has no segment longer than RS_SS_GMAX (its staged
- * values are contiguous), else through the staged segment that holds p */
-__device__ __forceinline__ rs_u64 rs_ss_at(bool gaps, rs_u64 o0, const rs_u64 *s_o, const unsigned *s_pos, unsigned p)
+/* The global index of packed position p, through the staged segment that holds it (rs_ss_each, below) */
+__device__ __forceinline__ rs_u64 rs_ss_at(const rs_u64 *s_o, const unsigned *s_pos, unsigned p)
 {
-    if (!gaps) return o0 + p;
     const unsigned j = rs_ss_find(s_pos, p);
     return s_o[j] + (p - s_pos[j]);
+}
+
+/* A batch's packed values are contiguous in global memory except where a segment of more than RS_SS_GMAX values (not
+ * staged) lies between two staged ones: the batch's pieces are the runs between such segments (a piece starts after
+ * each). A batch of up to RS_SS_PIECES pieces (the bench's power-law lengths put 2.6 such segments in a batch of 256 on
+ * average, by their Pareto law) is moved piece by piece, a value's global index its piece's start plus its place in the
+ * piece; a batch with more, and a narrow or widened input or output, map each value through rs_ss_at (eight dependent
+ * shared-memory probes a value), as every batch with such a segment did before. The power-law float32 segmented scan
+ * went from 1.57 to 1.31-1.33 ms at 2^28 on the H200 (docs/PERFORMANCE.md, "seg_scan_short moves its values by
+ * pieces"). Only the data movement changes: pool and the output get the same values, so the bits are the same. */
+#define RS_SS_PIECES 8
+
+/* pool[q0 + i] = gp[g + i] (IN) or gp[g + i] = pool[q0 + i], i < m, by the whole block, a value a thread; the loads
+ * RS_SS_LOADS in flight (a plain loop waited for each load before issuing the next). (16-byte accesses were tried:
+ * with a batch's few values a thread they executed more instructions, not fewer.) */
+template <bool IN, typename T, typename G>
+__device__ __forceinline__ void rs_ss_run(const rs_ss_padded<T> pad, G gp, rs_u64 g, unsigned q0, unsigned m)
+{
+    if constexpr (IN) {
+        for (unsigned k0 = threadIdx.x; k0 < m; k0 += RS_SS_LOADS * RS_GROUP) {
+            T v[RS_SS_LOADS];
+#pragma unroll
+            for (unsigned k = 0; k < RS_SS_LOADS; k++)
+                if (k0 + k * RS_GROUP < m) v[k] = rs_load<T>(gp, g + k0 + k * RS_GROUP);
+#pragma unroll
+            for (unsigned k = 0; k < RS_SS_LOADS; k++)
+                if (k0 + k * RS_GROUP < m) rs_put(pad, q0 + k0 + k * RS_GROUP, v[k]);
+        }
+    } else {
+        for (unsigned k = threadIdx.x; k < m; k += RS_GROUP) rs_put(gp, g + k, rs_load<T>(pad, q0 + k));
+    }
+}
+
+/* A round's packed positions [A, B) in (IN) or out, pool position p - A, a value a thread at its global index: s_o[0]
+ * + p in a batch of one piece, else through rs_ss_at. Every thread of the block calls it. */
+template <bool IN, typename T, typename G>
+__device__ __forceinline__ void rs_ss_each(const rs_ss_padded<T> pad, G gp, unsigned A, unsigned B, unsigned np,
+                                           const rs_u64 *s_o, const unsigned *s_pos)
+{
+    const rs_u64 o0 = s_o[0];
+    if constexpr (IN) {
+        for (unsigned p0 = A + threadIdx.x; p0 < B; p0 += RS_SS_LOADS * RS_GROUP) {
+            T v[RS_SS_LOADS];
+#pragma unroll
+            for (unsigned k = 0; k < RS_SS_LOADS; k++) {
+                const unsigned p = p0 + k * RS_GROUP;
+                if (p < B) v[k] = rs_load<T>(gp, np == 1 ? o0 + p : rs_ss_at(s_o, s_pos, p));
+            }
+#pragma unroll
+            for (unsigned k = 0; k < RS_SS_LOADS; k++)
+                if (p0 + k * RS_GROUP < B) rs_put(pad, p0 + k * RS_GROUP - A, v[k]);
+        }
+    } else {
+        for (unsigned p = A + threadIdx.x; p < B; p += RS_GROUP)
+            rs_put(gp, np == 1 ? o0 + p : rs_ss_at(s_o, s_pos, p), rs_load<T>(pad, p - A));
+    }
+}
+
+/* A round's packed positions [A, B) in (IN) or out, pool position p - A. A T array: piece by piece (piece k: packed
+ * positions [pa[k], pa[k + 1]), pa[np] = total, global start pg[k]; piece 0 at 0 and s_o[0]) up to RS_SS_PIECES
+ * pieces, else rs_ss_each. A narrow or widened input or output (a value converted a value) takes rs_ss_each, the code
+ * it had before the pieces: with the pieces ptxas spilled more there (rs_nsrc<float> sum: 100 bytes of spill stores
+ * instead of 32). Every thread of the block calls it (uniform arguments). */
+template <bool IN, typename T, typename G>
+__device__ __forceinline__ void rs_ss_move(const rs_ss_padded<T> pad, G gp, unsigned A, unsigned B, unsigned total,
+                                           unsigned np, const unsigned *pa, const rs_u64 *pg, const rs_u64 *s_o,
+                                           const unsigned *s_pos)
+{
+    if constexpr (IN ? std::is_same<G, const T *>::value : std::is_same<G, T *>::value) {
+        if (np == 1) { /* no gap (the 90 %-ones distribution); a round may be empty (A = ~0u, B = 0) */
+            if (A < B) rs_ss_run<IN>(pad, gp, s_o[0] + A, 0, B - A);
+            return;
+        }
+        if (np <= RS_SS_PIECES) {
+            for (unsigned k = 0; k < np; k++) {
+                const unsigned a0 = k ? pa[k] : 0u, b0 = k + 1 < np ? pa[k + 1] : total;
+                const unsigned a = a0 > A ? a0 : A, b = b0 < B ? b0 : B;
+                if (a < b) rs_ss_run<IN>(pad, gp, (k ? pg[k] : s_o[0]) + (a - a0), a - A, b - a);
+            }
+            return;
+        }
+    }
+    rs_ss_each<IN>(pad, gp, A, B, np, s_o, s_pos);
 }
 
 /* Blocks per SM: without a bound ptxas gave the integer min / max instances 128 registers after the lane groups came
@@ -273,10 +356,12 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
     /* the batch's segments of GMAX + 1 .. 2048 values, when it scans them itself (at most RS_SS_INLINE) */
     __shared__ unsigned short t_len[RS_SS_INLINE];
     __shared__ rs_u64 t_base[RS_SS_INLINE];
-    __shared__ unsigned s_tcnt[RS_SS_TEAMS]; /* the warps' counts of those */
+    __shared__ unsigned s_tcnt[RS_SS_TEAMS]; /* the warps' counts of those | of the unstaged ones << 16 */
     __shared__ rs_u64 s_o[RS_GROUP];         /* segment b * 256 + j's start */
     __shared__ unsigned s_pos[RS_GROUP];     /* its packed position (its values staged when 1 <= len <= GMAX) */
     __shared__ unsigned s_wsum[RS_SS_TEAMS]; /* the warps' staged lengths */
+    __shared__ unsigned s_pa[RS_SS_PIECES];  /* piece k's first packed position (rs_ss_move; k >= 1) */
+    __shared__ rs_u64 s_pg[RS_SS_PIECES];    /* and its global index */
     __shared__ unsigned s_a[RS_SS_ROUNDS], s_b[RS_SS_ROUNDS]; /* round r's packed range */
     __shared__ rs_u64 s_next;                                 /* the block's next batch */
     const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
@@ -300,8 +385,6 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             o = rs_ss_off(offsets, kind, s);
             len = rs_ss_off(offsets, kind, s + 1) - o;
         }
-        /* a segment over 2048 values: seg_scan_marks has windows to search (CUDA-only skip, the same marks) */
-        if (__any_sync(0xffffffffu, len > RS_SS_TILE) && lane == 0) atomicOr(longs, 1u);
         const bool staged = len > 0 && len <= RS_SS_GMAX;
         const unsigned cl = staged ? (unsigned)len : 0u;
         unsigned inc = cl; /* the warp's inclusive scan of the staged lengths */
@@ -311,13 +394,17 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             if (lane >= d) inc += y;
         }
         const bool is_team = len > RS_SS_GMAX && len <= RS_SS_TILE;
-        const unsigned tm = __ballot_sync(0xffffffffu, is_team);
+        /* the segments not staged (more than GMAX values): each ends a piece */
+        const unsigned tm = __ballot_sync(0xffffffffu, is_team), gm = __ballot_sync(0xffffffffu, len > RS_SS_GMAX);
+        /* a segment over 2048 values: seg_scan_marks has windows to search (CUDA-only skip, the same marks) */
+        if ((gm & ~tm) && lane == 0) atomicOr(longs, 1u);
         if (lane == RS_SS_TEAM - 1) {
             s_wsum[w] = inc;
-            s_tcnt[w] = __popc(tm);
+            s_tcnt[w] = __popc(tm) | __popc(gm) << 16;
         }
         __syncthreads();
-        /* the staged lengths' and the 257..2048-value segments' prefixes over the warps, and their totals */
+        /* the staged lengths' prefix over the warps and their total; the same, packed in one word, for the
+         * 257..2048-value segments (low half) and the unstaged ones (high half) */
         unsigned pos = inc - cl, total = 0, before = 0, m3 = 0;
 #pragma unroll
         for (unsigned v = 0; v < RS_SS_TEAMS; v++) {
@@ -327,8 +414,21 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             before += v < w ? y : 0u;
             m3 += y;
         }
+        const unsigned np = 1 + (m3 >> 16); /* the batch's pieces */
+        m3 &= 0xffffu;
         s_o[t] = o;
         s_pos[t] = pos;
+        /* piece k >= 1 starts after the k-th unstaged segment (piece 0 at 0, s_o[0]); only T arrays move by pieces */
+        if constexpr (std::is_same<SRC, const T *>::value || std::is_same<DST, T *>::value) {
+            if (len > RS_SS_GMAX) {
+                const unsigned k = 1 + (before >> 16) + __popc(gm & ((1u << lane) - 1u));
+                if (k < RS_SS_PIECES) {
+                    s_pa[k] = pos;
+                    s_pg[k] = o + len;
+                }
+            }
+        }
+        before &= 0xffffu;
         if (staged && total > RS_SS_HOP) { /* rounds (uniform); one round spans [0, total) */
             atomicMin(&s_a[pos / RS_SS_HOP], pos);
             atomicMax(&s_b[pos / RS_SS_HOP], pos + cl);
@@ -351,27 +451,13 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             }
             m3 = 0;
         }
-        /* no segment of the batch longer than GMAX: the staged values are contiguous in global memory */
-        const bool gaps = __syncthreads_or(len > RS_SS_GMAX);
+        __syncthreads();
         next = s_next;
-        const rs_u64 o0 = s_o[0];
         const unsigned rounds = (total + RS_SS_HOP - 1) / RS_SS_HOP;
         for (unsigned r = 0; r < rounds; r++) { /* uniform */
             const unsigned A = rounds > 1 ? s_a[r] : 0u, B = rounds > 1 ? s_b[r] : total;
             const rs_ss_padded<T> pad = {pool};
-            /* RS_SS_LOADS loads in flight per thread: a plain loop waited for each load before issuing the next */
-            for (unsigned p0 = A + t; p0 < B; p0 += RS_SS_LOADS * RS_GROUP) {
-                T v[RS_SS_LOADS];
-#pragma unroll
-                for (unsigned k = 0; k < RS_SS_LOADS; k++) {
-                    const unsigned p = p0 + k * RS_GROUP;
-                    v[k] = Op::identity();
-                    if (p < B) v[k] = rs_load<T>(in, rs_ss_at(gaps, o0, s_o, s_pos, p));
-                }
-#pragma unroll
-                for (unsigned k = 0; k < RS_SS_LOADS; k++)
-                    if (p0 + k * RS_GROUP < B) rs_put(pad, p0 + k * RS_GROUP - A, v[k]);
-            }
+            rs_ss_move<true>(pad, in, A, B, total, np, s_pa, s_pg, s_o, s_pos);
             const bool mine = staged && pos / RS_SS_HOP == r;
             if (mine && len > RS_SS_SHORT) {
                 const unsigned c = len <= 8 * RS_COARSE_ITEMS ? 0 : len <= 16 * RS_COARSE_ITEMS ? 1 : 2;
@@ -409,8 +495,7 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             }
             __syncthreads(); /* the round's results; every thread has read l_n */
             if (t < 3) l_n[t] = 0;
-            for (unsigned p = A + t; p < B; p += RS_GROUP)
-                rs_put(out, rs_ss_at(gaps, o0, s_o, s_pos, p), rs_load<T>(pad, p - A));
+            rs_ss_move<false>(pad, out, A, B, total, np, s_pa, s_pg, s_o, s_pos);
             if (r + 1 < rounds || m3) __syncthreads(); /* pool is refilled (uniform) */
         }
         for (unsigned e = w; e < m3; e += RS_SS_TEAMS)
