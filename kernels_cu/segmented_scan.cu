@@ -3,8 +3,9 @@
  * of 32; windows of 2048 elements for the longer ones), the kernels and the order of combination; the same
  * constants, classes, windows, places and order here. CUDA-only data movement, with the team's combinations: a
  * medium segment of up to 256 elements takes a group of 8, 16 or 32 lanes (rs_ss_group); seg_scan_short stages a
- * batch's segments of up to 256 elements in shared memory and takes its batches from a counter; a batch with more
- * than 64 segments of 257..2048 elements leaves them to seg_scan_team (a warp each over the whole grid).
+ * batch's segments of up to 256 elements in shared memory, moving them piece by piece between the longer segments
+ * (rs_ss_move), and takes its batches from a counter; a batch with more than 64 segments of 257..2048 elements leaves
+ * them to seg_scan_team (a warp each over the whole grid).
  * seg_check is segmented.cu's (rs_cu_seg_check).
  *
  * The long segments' chunks take the single-pass path only (seg_scan_marks, seg_scan_single; the twin keeps its
