@@ -4,7 +4,8 @@
  * constants, classes, windows, places and order here. CUDA-only data movement, with the team's combinations: a
  * medium segment of up to 256 elements takes a group of 8, 16 or 32 lanes (rs_ss_group); seg_scan_short stages a
  * batch's segments of up to 256 elements in shared memory, moving them piece by piece between the longer segments
- * (rs_ss_move), and takes its batches from a counter; a batch with more than 64 segments of 257..2048 elements leaves
+ * (rs_ss_move; a batch without such segments and of at most RS_SS_CAP elements in one piece, with no bookkeeping),
+ * and takes its batches from a counter; a batch with more than 64 segments of 257..2048 elements leaves
  * them to seg_scan_team (a warp each over the whole grid).
  * seg_check is segmented.cu's (rs_cu_seg_check).
  *
@@ -287,13 +288,12 @@ __device__ __forceinline__ void rs_ss_run(const rs_ss_padded<T> pad, G gp, rs_u6
     }
 }
 
-/* A round's packed positions [A, B) in (IN) or out, pool position p - A, a value a thread at its global index: s_o[0]
- * + p in a batch of one piece, else through rs_ss_at. Every thread of the block calls it. */
+/* A round's packed positions [A, B) in (IN) or out, pool position p - A, a value a thread at its global index: o0 (the
+ * batch's first value) + p in a batch of one piece, else through rs_ss_at. Every thread of the block calls it. */
 template <bool IN, typename T, typename G>
 __device__ __forceinline__ void rs_ss_each(const rs_ss_padded<T> pad, G gp, unsigned A, unsigned B, unsigned np,
-                                           const rs_u64 *s_o, const unsigned *s_pos)
+                                           rs_u64 o0, const rs_u64 *s_o, const unsigned *s_pos)
 {
-    const rs_u64 o0 = s_o[0];
     if constexpr (IN) {
         for (unsigned p0 = A + threadIdx.x; p0 < B; p0 += RS_SS_LOADS * RS_GROUP) {
             T v[RS_SS_LOADS];
@@ -313,30 +313,30 @@ __device__ __forceinline__ void rs_ss_each(const rs_ss_padded<T> pad, G gp, unsi
 }
 
 /* A round's packed positions [A, B) in (IN) or out, pool position p - A. A T array: piece by piece (piece k: packed
- * positions [pa[k], pa[k + 1]), pa[np] = total, global start pg[k]; piece 0 at 0 and s_o[0]) up to RS_SS_PIECES
+ * positions [pa[k], pa[k + 1]), pa[np] = total, global start pg[k]; piece 0 at 0 and o0) up to RS_SS_PIECES
  * pieces, else rs_ss_each. A narrow or widened input or output (a value converted a value) takes rs_ss_each, the code
  * it had before the pieces: with the pieces ptxas spilled more there (rs_nsrc<float> sum: 100 bytes of spill stores
  * instead of 32). Every thread of the block calls it (uniform arguments). */
 template <bool IN, typename T, typename G>
 __device__ __forceinline__ void rs_ss_move(const rs_ss_padded<T> pad, G gp, unsigned A, unsigned B, unsigned total,
-                                           unsigned np, const unsigned *pa, const rs_u64 *pg, const rs_u64 *s_o,
-                                           const unsigned *s_pos)
+                                           unsigned np, const unsigned *pa, const rs_u64 *pg, rs_u64 o0,
+                                           const rs_u64 *s_o, const unsigned *s_pos)
 {
     if constexpr (IN ? std::is_same<G, const T *>::value : std::is_same<G, T *>::value) {
         if (np == 1) { /* no gap (the 90 %-ones distribution); a round may be empty (A = ~0u, B = 0) */
-            if (A < B) rs_ss_run<IN>(pad, gp, s_o[0] + A, 0, B - A);
+            if (A < B) rs_ss_run<IN>(pad, gp, o0 + A, 0, B - A);
             return;
         }
         if (np <= RS_SS_PIECES) {
             for (unsigned k = 0; k < np; k++) {
                 const unsigned a0 = k ? pa[k] : 0u, b0 = k + 1 < np ? pa[k + 1] : total;
                 const unsigned a = a0 > A ? a0 : A, b = b0 < B ? b0 : B;
-                if (a < b) rs_ss_run<IN>(pad, gp, (k ? pg[k] : s_o[0]) + (a - a0), a - A, b - a);
+                if (a < b) rs_ss_run<IN>(pad, gp, (k ? pg[k] : o0) + (a - a0), a - A, b - a);
             }
             return;
         }
     }
-    rs_ss_each<IN>(pad, gp, A, B, np, s_o, s_pos);
+    rs_ss_each<IN>(pad, gp, A, B, np, o0, s_o, s_pos);
 }
 
 /* Blocks per SM: without a bound ptxas gave the integer min / max instances 128 registers after the lane groups came
@@ -365,6 +365,7 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
     __shared__ rs_u64 s_pg[RS_SS_PIECES];    /* and its global index */
     __shared__ unsigned s_a[RS_SS_ROUNDS], s_b[RS_SS_ROUNDS]; /* round r's packed range */
     __shared__ rs_u64 s_next;                                 /* the block's next batch */
+    __shared__ rs_u64 s_first, s_last; /* the batch's first value's index and its last value's + 1 */
     const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
     if (flags[0]) return;
     if (runs && *runs < S) S = *runs;
@@ -374,92 +375,111 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
      * with two of the heaviest finished last (H100, 2^28 values in segments of 1000: 1048 batches, 792 blocks) */
     rs_u64 next = 0;
     for (rs_u64 b = blockIdx.x; b < batches; b = next) {
-        if (t == 0) s_next = gridDim.x + atomicAdd(tickets, 1ull); /* read between the batch's first and last barrier */
-        if (t < 3) l_n[t] = 0;
-        if (t < RS_SS_ROUNDS) {
-            s_a[t] = ~0u;
-            s_b[t] = 0;
-        }
         const rs_u64 s = b * RS_GROUP + t;
         rs_u64 o = 0, len = 0;
         if (s < S) {
             o = rs_ss_off(offsets, kind, s);
             len = rs_ss_off(offsets, kind, s + 1) - o;
         }
+        if (t == 0) { /* s < S: b < batches */
+            s_next = gridDim.x + atomicAdd(tickets, 1ull);
+            s_first = o;
+        }
+        if (s < S && (t == RS_GROUP - 1 || s + 1 == S)) s_last = o + len;
+        if (t < 3) l_n[t] = 0;
+        /* The block's shared words are read before the next batch's first barrier (this one) is passed, so a batch
+         * ends without a barrier of its own: pool, the lists, s_o, s_pos and the pieces are written after it, s_next,
+         * s_first, s_last and l_n are read before the round's barriers. */
+        const bool wide = __syncthreads_or(len > RS_SS_GMAX) != 0;
+        const rs_u64 o0 = s_first, span = s_last - o0;
+        next = s_next;
+        /* A batch without a segment of more than GMAX values and with at most RS_SS_CAP values in all (nearly every
+         * batch of the 90 %-ones distribution) is one range of values, staged in one round, and a segment's packed
+         * position is its start's distance from the batch's first value: no scan of the staged lengths, no prefix
+         * over the warps, no pieces, no seg_scan_team list and one barrier less. The same values reach pool. */
+        const bool packed = !wide && span <= RS_SS_CAP; /* uniform */
         const bool staged = len > 0 && len <= RS_SS_GMAX;
-        const unsigned cl = staged ? (unsigned)len : 0u;
-        unsigned inc = cl; /* the warp's inclusive scan of the staged lengths */
+        unsigned pos = (unsigned)(o - o0), total = (unsigned)span, np = 1, m3 = 0;
+        if (!packed) {
+            if (t < RS_SS_ROUNDS) {
+                s_a[t] = ~0u;
+                s_b[t] = 0;
+            }
+            const unsigned cl = staged ? (unsigned)len : 0u;
+            unsigned inc = cl; /* the warp's inclusive scan of the staged lengths */
 #pragma unroll
-        for (unsigned d = 1; d < RS_SS_TEAM; d <<= 1) {
-            const unsigned y = __shfl_up_sync(0xffffffffu, inc, d);
-            if (lane >= d) inc += y;
-        }
-        const bool is_team = len > RS_SS_GMAX && len <= RS_SS_TILE;
-        /* the segments not staged (more than GMAX values): each ends a piece */
-        const unsigned tm = __ballot_sync(0xffffffffu, is_team), gm = __ballot_sync(0xffffffffu, len > RS_SS_GMAX);
-        /* a segment over 2048 values: seg_scan_marks has windows to search (CUDA-only skip, the same marks) */
-        if ((gm & ~tm) && lane == 0) atomicOr(longs, 1u);
-        if (lane == RS_SS_TEAM - 1) {
-            s_wsum[w] = inc;
-            s_tcnt[w] = __popc(tm) | __popc(gm) << 16;
-        }
-        __syncthreads();
-        /* the staged lengths' prefix over the warps and their total; the same, packed in one word, for the
-         * 257..2048-value segments (low half) and the unstaged ones (high half) */
-        unsigned pos = inc - cl, total = 0, before = 0, m3 = 0;
+            for (unsigned d = 1; d < RS_SS_TEAM; d <<= 1) {
+                const unsigned y = __shfl_up_sync(0xffffffffu, inc, d);
+                if (lane >= d) inc += y;
+            }
+            const bool is_team = len > RS_SS_GMAX && len <= RS_SS_TILE;
+            /* the segments not staged (more than GMAX values): each ends a piece */
+            const unsigned tm = __ballot_sync(0xffffffffu, is_team), gm = __ballot_sync(0xffffffffu, len > RS_SS_GMAX);
+            /* a segment over 2048 values: seg_scan_marks has windows to search (CUDA-only skip, the same marks) */
+            if ((gm & ~tm) && lane == 0) atomicOr(longs, 1u);
+            if (lane == RS_SS_TEAM - 1) {
+                s_wsum[w] = inc;
+                s_tcnt[w] = __popc(tm) | __popc(gm) << 16;
+            }
+            __syncthreads();
+            /* the staged lengths' prefix over the warps and their total; the same, packed in one word, for the
+             * 257..2048-value segments (low half) and the unstaged ones (high half) */
+            unsigned before = 0;
+            pos = inc - cl;
+            total = 0;
 #pragma unroll
-        for (unsigned v = 0; v < RS_SS_TEAMS; v++) {
-            const unsigned x = s_wsum[v], y = s_tcnt[v];
-            pos += v < w ? x : 0u;
-            total += x;
-            before += v < w ? y : 0u;
-            m3 += y;
-        }
-        const unsigned np = 1 + (m3 >> 16); /* the batch's pieces */
-        m3 &= 0xffffu;
-        s_o[t] = o;
-        s_pos[t] = pos;
-        /* piece k >= 1 starts after the k-th unstaged segment (piece 0 at 0, s_o[0]); only T arrays move by pieces */
-        if constexpr (std::is_same<SRC, const T *>::value || std::is_same<DST, T *>::value) {
-            if (len > RS_SS_GMAX) {
-                const unsigned k = 1 + (before >> 16) + __popc(gm & ((1u << lane) - 1u));
-                if (k < RS_SS_PIECES) {
-                    s_pa[k] = pos;
-                    s_pg[k] = o + len;
+            for (unsigned v = 0; v < RS_SS_TEAMS; v++) {
+                const unsigned x = s_wsum[v], y = s_tcnt[v];
+                pos += v < w ? x : 0u;
+                total += x;
+                before += v < w ? y : 0u;
+                m3 += y;
+            }
+            np = 1 + (m3 >> 16); /* the batch's pieces */
+            m3 &= 0xffffu;
+            s_o[t] = o;
+            s_pos[t] = pos;
+            /* piece k >= 1 starts after the k-th unstaged segment (piece 0 at 0, o0); only T arrays move by pieces */
+            if constexpr (std::is_same<SRC, const T *>::value || std::is_same<DST, T *>::value) {
+                if (len > RS_SS_GMAX) {
+                    const unsigned k = 1 + (before >> 16) + __popc(gm & ((1u << lane) - 1u));
+                    if (k < RS_SS_PIECES) {
+                        s_pa[k] = pos;
+                        s_pg[k] = o + len;
+                    }
                 }
             }
-        }
-        before &= 0xffffu;
-        if (staged && total > RS_SS_HOP) { /* rounds (uniform); one round spans [0, total) */
-            atomicMin(&s_a[pos / RS_SS_HOP], pos);
-            atomicMax(&s_b[pos / RS_SS_HOP], pos + cl);
-        }
-        /* segments of GMAX + 1 .. 2048 values: scanned by this block's warps after the staged ones when the batch has
-         * at most RS_SS_INLINE of them, else listed for seg_scan_team (one atomic per warp) */
-        const unsigned rank = __popc(tm & ((1u << lane) - 1u));
-        if (m3 <= RS_SS_INLINE) { /* uniform */
-            if (is_team) {
-                t_base[before + rank] = o;
-                t_len[before + rank] = (unsigned short)len;
+            before &= 0xffffu;
+            if (staged && total > RS_SS_HOP) { /* rounds (uniform); one round spans [0, total) */
+                atomicMin(&s_a[pos / RS_SS_HOP], pos);
+                atomicMax(&s_b[pos / RS_SS_HOP], pos + cl);
             }
-        } else {
-            if (tm) { /* uniform per warp */
-                const unsigned lead = __ffs(tm) - 1;
-                unsigned long long at = 0;
-                if (lane == lead) at = atomicAdd(team_n, (unsigned long long)__popc(tm));
-                at = __shfl_sync(0xffffffffu, at, lead) + rank;
-                if (is_team) team[at] = o << RS_SS_TEAM_LEN_BITS | (len - 1);
+            /* segments of GMAX + 1 .. 2048 values: scanned by this block's warps after the staged ones when the batch
+             * has at most RS_SS_INLINE of them, else listed for seg_scan_team (one atomic per warp) */
+            const unsigned rank = __popc(tm & ((1u << lane) - 1u));
+            if (m3 <= RS_SS_INLINE) { /* uniform */
+                if (is_team) {
+                    t_base[before + rank] = o;
+                    t_len[before + rank] = (unsigned short)len;
+                }
+            } else {
+                if (tm) { /* uniform per warp */
+                    const unsigned lead = __ffs(tm) - 1;
+                    unsigned long long at = 0;
+                    if (lane == lead) at = atomicAdd(team_n, (unsigned long long)__popc(tm));
+                    at = __shfl_sync(0xffffffffu, at, lead) + rank;
+                    if (is_team) team[at] = o << RS_SS_TEAM_LEN_BITS | (len - 1);
+                }
+                m3 = 0;
             }
-            m3 = 0;
+            __syncthreads();
         }
-        __syncthreads();
-        next = s_next;
-        const unsigned rounds = (total + RS_SS_HOP - 1) / RS_SS_HOP;
+        const unsigned rounds = packed ? 1u : (total + RS_SS_HOP - 1) / RS_SS_HOP;
         for (unsigned r = 0; r < rounds; r++) { /* uniform */
             const unsigned A = rounds > 1 ? s_a[r] : 0u, B = rounds > 1 ? s_b[r] : total;
             const rs_ss_padded<T> pad = {pool};
-            rs_ss_move<true>(pad, in, A, B, total, np, s_pa, s_pg, s_o, s_pos);
-            const bool mine = staged && pos / RS_SS_HOP == r;
+            rs_ss_move<true>(pad, in, A, B, total, np, s_pa, s_pg, o0, s_o, s_pos);
+            const bool mine = staged && (rounds == 1 || pos / RS_SS_HOP == r);
             if (mine && len > RS_SS_SHORT) {
                 const unsigned c = len <= 8 * RS_COARSE_ITEMS ? 0 : len <= 16 * RS_COARSE_ITEMS ? 1 : 2;
                 const unsigned at = atomicAdd(&l_n[c], 1u);
@@ -469,7 +489,7 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             __syncthreads(); /* the round's values and lists */
             if (mine && len <= RS_SS_SHORT) {
                 T acc = Op::identity();
-                for (unsigned i = 0; i < cl; i++) {
+                for (unsigned i = 0; i < (unsigned)len; i++) {
                     const T x = rs_load<T>(pad, pos - A + i);
                     const T prev = acc;
                     acc = i == 0 ? x : Op::combine(acc, x);
@@ -496,13 +516,12 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             }
             __syncthreads(); /* the round's results; every thread has read l_n */
             if (t < 3) l_n[t] = 0;
-            rs_ss_move<false>(pad, out, A, B, total, np, s_pa, s_pg, s_o, s_pos);
+            rs_ss_move<false>(pad, out, A, B, total, np, s_pa, s_pg, o0, s_o, s_pos);
             if (r + 1 < rounds || m3) __syncthreads(); /* pool is refilled (uniform) */
         }
         for (unsigned e = w; e < m3; e += RS_SS_TEAMS)
             rs_ss_team<T, Op>(in, out, pool + w * RS_GROUP, pool + RS_SS_TEAMS * RS_GROUP + w * RS_SS_STAGE, lane,
                               t_base[e], t_len[e], init, exclusive);
-        __syncthreads(); /* every thread has read l_n, the lists, s_o and s_pos before the next batch */
     }
 }
 
