@@ -5,8 +5,8 @@
  * medium segment of up to 256 elements takes a group of 8, 16 or 32 lanes (rs_ss_group); seg_scan_short stages a
  * batch's segments of up to 256 elements in shared memory, moving them piece by piece between the longer segments
  * (rs_ss_move; a batch without such segments and of at most RS_SS_CAP elements in one piece, with no bookkeeping),
- * and takes its batches from a counter; a batch with more than 64 segments of 257..2048 elements leaves
- * them to seg_scan_team (a warp each over the whole grid).
+ * and takes its batches from a counter; the segments of 257..2048 elements go to seg_scan_team (a warp each over
+ * the whole grid).
  * seg_check is segmented.cu's (rs_cu_seg_check).
  *
  * The long segments' chunks take the single-pass path only (seg_scan_marks, seg_scan_single; the twin keeps its
@@ -208,17 +208,19 @@ __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o
  * packed values exceed RS_SS_CAP goes in rounds: round r takes the segments whose packed start lies in
  * [r RS_SS_HOP, (r + 1) RS_SS_HOP), so a round spans less than RS_SS_HOP + RS_SS_GMAX = RS_SS_CAP values. */
 #define RS_SS_GMAX (32 * RS_COARSE_ITEMS)     /* the longest segment a lane group takes (rs_ss_group<32>) */
-#define RS_SS_CAP (2 * RS_SS_TEAMS * RS_GROUP) /* values staged at once: rs_ss_team's aux and stage, reused */
+#define RS_SS_CAP (2 * RS_SS_TEAMS * RS_GROUP) /* values staged at once */
 #define RS_SS_HOP (RS_SS_CAP - RS_SS_GMAX)
 #define RS_SS_ROUNDS ((RS_GROUP * RS_SS_GMAX + RS_SS_HOP - 1) / RS_SS_HOP)
 #define RS_SS_LOADS 8 /* a thread's loads in flight while staging */
+/* A batch's segments of 257 .. 2048 values go to seg_scan_team, a warp each over the whole grid (a batch of 256
+ * segments of 1000 values is 256 K values: 1048 of them over the resident blocks left the last ones running alone).
+ * A batch with up to 64 of them scanned them itself, after its staged segments, until the twenty-fourth session:
+ * that code in seg_scan_short made ptxas spill (float32 sum: 40 bytes of stores), and without it the float32
+ * segmented scan over power-law segments and every float32 scan by key of the bench were 1-4 % faster on the H200,
+ * the segmented scan over 90 %-empty segments (about 23 such segments a batch) 14 % slower (docs/PERFORMANCE.md,
+ * "Packed batches"). */
 #define RS_SS_TEAM_LEN_BITS 11 /* a seg_scan_team entry: offset << 11 | (length - 1), length <= 2048 */
-/* A batch scans up to 64 segments of 257 .. 2048 values itself (8 per warp; the 90 %-empty distribution's batches
- * hold about 23, and overlap them with their staged work), more go to seg_scan_team (a batch of 256 segments of 1000
- * values is 256 K values: 1048 of them over the resident blocks left the last ones running alone) */
-#define RS_SS_INLINE 64
 static_assert(RS_SS_GMAX + 1 == RS_CU_SEG_TEAM_MIN, "cu_launch.h sizes the team list for this class");
-static_assert(RS_SS_TEAMS * (RS_GROUP + RS_SS_STAGE) <= RS_SS_PADDED(RS_SS_CAP), "the teams' aux and stage in pool");
 
 /* pool seen with packed position q at RS_SS_PADDED(q) (a word skipped after every 32): lane u of a lane group reads
  * and writes values 8u + k of its segment, which then meet distinct banks for u = 0..31, and a warp's 32 consecutive
@@ -354,10 +356,7 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
      * and 32 lanes) */
     __shared__ unsigned short l_at[3][RS_GROUP], l_len[3][RS_GROUP];
     __shared__ unsigned l_n[3];
-    /* the batch's segments of GMAX + 1 .. 2048 values, when it scans them itself (at most RS_SS_INLINE) */
-    __shared__ unsigned short t_len[RS_SS_INLINE];
-    __shared__ rs_u64 t_base[RS_SS_INLINE];
-    __shared__ unsigned s_tcnt[RS_SS_TEAMS]; /* the warps' counts of those | of the unstaged ones << 16 */
+    __shared__ unsigned s_tcnt[RS_SS_TEAMS]; /* the warps' counts of the unstaged segments */
     __shared__ rs_u64 s_o[RS_GROUP];         /* segment b * 256 + j's start */
     __shared__ unsigned s_pos[RS_GROUP];     /* its packed position (its values staged when 1 <= len <= GMAX) */
     __shared__ unsigned s_wsum[RS_SS_TEAMS]; /* the warps' staged lengths */
@@ -399,7 +398,7 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
          * over the warps, no pieces, no seg_scan_team list and one barrier less. The same values reach pool. */
         const bool packed = !wide && span <= RS_SS_CAP; /* uniform */
         const bool staged = len > 0 && len <= RS_SS_GMAX;
-        unsigned pos = (unsigned)(o - o0), total = (unsigned)span, np = 1, m3 = 0;
+        unsigned pos = (unsigned)(o - o0), total = (unsigned)span, np = 1;
         if (!packed) {
             if (t < RS_SS_ROUNDS) {
                 s_a[t] = ~0u;
@@ -419,11 +418,10 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             if ((gm & ~tm) && lane == 0) atomicOr(longs, 1u);
             if (lane == RS_SS_TEAM - 1) {
                 s_wsum[w] = inc;
-                s_tcnt[w] = __popc(tm) | __popc(gm) << 16;
+                s_tcnt[w] = __popc(gm);
             }
             __syncthreads();
-            /* the staged lengths' prefix over the warps and their total; the same, packed in one word, for the
-             * 257..2048-value segments (low half) and the unstaged ones (high half) */
+            /* the staged lengths' prefix over the warps and their total; the same for the unstaged segments */
             unsigned before = 0;
             pos = inc - cl;
             total = 0;
@@ -433,44 +431,31 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
                 pos += v < w ? x : 0u;
                 total += x;
                 before += v < w ? y : 0u;
-                m3 += y;
+                np += y; /* the batch's pieces: one more than its unstaged segments */
             }
-            np = 1 + (m3 >> 16); /* the batch's pieces */
-            m3 &= 0xffffu;
             s_o[t] = o;
             s_pos[t] = pos;
             /* piece k >= 1 starts after the k-th unstaged segment (piece 0 at 0, o0); only T arrays move by pieces */
             if constexpr (std::is_same<SRC, const T *>::value || std::is_same<DST, T *>::value) {
                 if (len > RS_SS_GMAX) {
-                    const unsigned k = 1 + (before >> 16) + __popc(gm & ((1u << lane) - 1u));
+                    const unsigned k = 1 + before + __popc(gm & ((1u << lane) - 1u));
                     if (k < RS_SS_PIECES) {
                         s_pa[k] = pos;
                         s_pg[k] = o + len;
                     }
                 }
             }
-            before &= 0xffffu;
             if (staged && total > RS_SS_HOP) { /* rounds (uniform); one round spans [0, total) */
                 atomicMin(&s_a[pos / RS_SS_HOP], pos);
                 atomicMax(&s_b[pos / RS_SS_HOP], pos + cl);
             }
-            /* segments of GMAX + 1 .. 2048 values: scanned by this block's warps after the staged ones when the batch
-             * has at most RS_SS_INLINE of them, else listed for seg_scan_team (one atomic per warp) */
-            const unsigned rank = __popc(tm & ((1u << lane) - 1u));
-            if (m3 <= RS_SS_INLINE) { /* uniform */
-                if (is_team) {
-                    t_base[before + rank] = o;
-                    t_len[before + rank] = (unsigned short)len;
-                }
-            } else {
-                if (tm) { /* uniform per warp */
-                    const unsigned lead = __ffs(tm) - 1;
-                    unsigned long long at = 0;
-                    if (lane == lead) at = atomicAdd(team_n, (unsigned long long)__popc(tm));
-                    at = __shfl_sync(0xffffffffu, at, lead) + rank;
-                    if (is_team) team[at] = o << RS_SS_TEAM_LEN_BITS | (len - 1);
-                }
-                m3 = 0;
+            /* segments of GMAX + 1 .. 2048 values: listed for seg_scan_team (one atomic per warp) */
+            if (tm) { /* uniform per warp */
+                const unsigned lead = __ffs(tm) - 1, rank = __popc(tm & ((1u << lane) - 1u));
+                unsigned long long at = 0;
+                if (lane == lead) at = atomicAdd(team_n, (unsigned long long)__popc(tm));
+                at = __shfl_sync(0xffffffffu, at, lead) + rank;
+                if (is_team) team[at] = o << RS_SS_TEAM_LEN_BITS | (len - 1);
             }
             __syncthreads();
         }
@@ -517,11 +502,8 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
             __syncthreads(); /* the round's results; every thread has read l_n */
             if (t < 3) l_n[t] = 0;
             rs_ss_move<false>(pad, out, A, B, total, np, s_pa, s_pg, o0, s_o, s_pos);
-            if (r + 1 < rounds || m3) __syncthreads(); /* pool is refilled (uniform) */
+            if (r + 1 < rounds) __syncthreads(); /* pool is refilled (uniform) */
         }
-        for (unsigned e = w; e < m3; e += RS_SS_TEAMS)
-            rs_ss_team<T, Op>(in, out, pool + w * RS_GROUP, pool + RS_SS_TEAMS * RS_GROUP + w * RS_SS_STAGE, lane,
-                              t_base[e], t_len[e], init, exclusive);
     }
 }
 
@@ -800,10 +782,12 @@ template <typename U> __device__ __forceinline__ U rs_byk_scan(U x, U *w, U *tot
 }
 
 /* The offsets in one pass: byk_single of segmented_scan.cl, where the scheme and the slot format are described (CUDA
- * has no three-kernel path: its atomics are 64-bit everywhere). A block per ticket of RS_BYK_TICKET tiles, taken in
- * order from the ticket counter words[0]; ticket b's slot words[1 + b]: status in the top 2 bits (AGG: the ticket's
- * head count, INC: the heads up to and including it). Counts are integers: where a prefix comes from changes no
- * offset. */
+ * has no three-kernel path: its atomics are 64-bit everywhere). A block per ticket of RS_BYK_TICKET tiles, block b
+ * taking ticket b (the twin takes them in order from the counter words[0]: the look-back's bounded polls and its
+ * recount make any order safe, and the counter's atomic and a barrier were on every block's way to its first load;
+ * the float32 scan by key went 1-2 % faster on the H200); ticket b's slot words[1 + b]: status in the top 2 bits
+ * (AGG: the ticket's head count, INC: the heads up to and including it). Counts are integers: where a prefix comes
+ * from changes no offset. */
 #define RS_BYK_TICKET 4 /* tiles of 2048 keys a ticket (as segmented_scan.cl) */
 #define RS_BYK_MIN_BLOCKS 6 /* 40 registers (nvcc 13.0, sm_90); 8 bytes spilled since the unique keys' stores */
 #define RS_BYK_AGG 1ull
@@ -899,13 +883,10 @@ __global__ void __launch_bounds__(RS_GROUP, RS_BYK_MIN_BLOCKS)
 {
     __shared__ rs_u64 w[RS_GROUP / 32];
     __shared__ unsigned short stage[RS_BYK_TICKET * RS_SS_TILE];
-    __shared__ rs_u64 s_ticket, s_base;
+    __shared__ rs_u64 s_base;
     static_assert(RS_BYK_TICKET <= 4 && RS_BYK_TICKET * RS_SS_TILE <= 65536,
                   "four 16-bit tile counts a scan; a place in the ticket fits 16 bits");
-    if (threadIdx.x == 0) s_ticket = atomicAdd(words, 1ull);
-    __syncthreads();
-    const rs_u64 ticket = s_ticket;
-    if (ticket >= nt) return; /* uniform; never with nt blocks */
+    const rs_u64 ticket = blockIdx.x;
     const bool vec = rs_byk_vec(keys);
     const rs_u64 first = ticket * (RS_BYK_TICKET * RS_SS_TILE) + threadIdx.x * RS_COARSE_ITEMS;
     unsigned m[RS_BYK_TICKET];
@@ -941,8 +922,8 @@ __global__ void __launch_bounds__(RS_GROUP, RS_BYK_MIN_BLOCKS)
     }
 }
 
-/* words: nt + 1 (the ticket counter, a slot per ticket of RS_BYK_TICKET tiles; the buffer holds ceil(n / 2048) + 1),
- * zeroed here; a block per ticket. */
+/* words: nt + 1 (word 0: the twin's ticket counter, unused here; a slot per ticket of RS_BYK_TICKET tiles; the buffer
+ * holds ceil(n / 2048) + 1), zeroed here; a block per ticket. */
 extern "C" cudaError_t rs_cu_byk_offsets(int kkind, const void *keys, unsigned long long n, void *offsets,
                                          void *words, void *runs, void *unique_keys, unsigned spins,
                                          cudaStream_t stream)
