@@ -216,9 +216,9 @@ __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o
  * segments of 1000 values is 256 K values: 1048 of them over the resident blocks left the last ones running alone).
  * A batch with up to 64 of them scanned them itself, after its staged segments, until the twenty-fourth session:
  * that code in seg_scan_short made ptxas spill (float32 sum: 40 bytes of stores), and without it the float32
- * segmented scan over power-law segments and every float32 scan by key of the bench were 1-4 % faster on the H200,
- * the segmented scan over 90 %-empty segments (about 23 such segments a batch) 14 % slower (docs/PERFORMANCE.md,
- * "Packed batches"). */
+ * segmented scan over power-law and one-element-heavy segments was 3-4 % faster on the H200 and every float32 scan
+ * by key of the bench 0.5-3 %, the segmented scan over 90 %-empty segments (about 23 such segments a batch) 13 %
+ * slower (docs/PERFORMANCE.md, "Segmented scan: packed batches"). */
 #define RS_SS_TEAM_LEN_BITS 11 /* a seg_scan_team entry: offset << 11 | (length - 1), length <= 2048 */
 static_assert(RS_SS_GMAX + 1 == RS_CU_SEG_TEAM_MIN, "cu_launch.h sizes the team list for this class");
 
