@@ -97,9 +97,9 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
                                       257, 263, 264, 265, 511,  512,  513,  1792, 1800, 2040, 2041, 2047, 2048,
                                       2049, 2055, 4095, 4096, 4097};
         const size_t E = sizeof edge / sizeof edge[0];
-        /* first, CUDA's staging rounds (3840 values each) ending inside a segment: a batch of 256 segments whose
-         * values (16 x 255 = 4080, then 240 empty) leave its second round without a segment start, and one of
-         * 31 x 255 = 7905 values (its third round) */
+        /* first, two batches of 256 segments for CUDA's staging: 16 x 255 = 4080 values then 240 empty segments (a
+         * packed batch, over one round's 3840 values but within the 4096 staged at once), and 31 x 255 = 7905 values
+         * in rounds of 3840, whose third round holds no segment start (an empty round) */
         for (size_t k = 0; k < 2 * 256 && S < cap / 10; k++) len[S++] = k < 16 || (k >= 256 && k < 256 + 31) ? 255 : 0;
         while (S < cap / 10) {
             const unsigned pick = (unsigned)h_rng_below(r, 10);
