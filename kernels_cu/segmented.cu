@@ -16,6 +16,8 @@
  * argmax one instance of each kernel per dtype and direction. */
 #include <string.h>
 
+#include <type_traits>
+
 #include "common.cuh"
 #include "cu_launch.h"
 
@@ -380,6 +382,26 @@ __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx
 #define RS_SEG_GROUP (RS_SEG_LANES / RS_SEG_BATCH)
 #define RS_SEG_SMALL (RS_SEG_LANES * RS_SEG_V)
 static_assert(RS_SEG_GROUP * RS_SEG_V == RS_SEG_SHORT, "rs_seg_group<1>: seg_short's segments, a leaf a lane");
+/* A lane group's levels s = 8 NL / 2 .. 8 (the lane's own leaves k + 8q: l[k + 8q] (+) l[k + 8 (q + h)]), then
+ * s = 4, 2, 1 by shuffles inside the group (lane k + s is in k's group for k < s); the result is lane k = 0's. */
+template <typename T, class Op, unsigned NL> __device__ __forceinline__ T rs_seg_group_levels(T (&leaf)[NL])
+{
+#pragma unroll
+    for (unsigned h = NL / 2; h > 0; h >>= 1)
+#pragma unroll
+        for (unsigned q = 0; q < h; q++) leaf[q] = Op::combine(leaf[q], leaf[q + h]);
+    return leaf[0];
+}
+template <typename T, class Op> __device__ __forceinline__ T rs_seg_group_shfl(T w, unsigned k)
+{
+#pragma unroll
+    for (unsigned s = RS_SEG_GROUP / 2; s > 0; s >>= 1) {
+        const T o = rs_seg_shfl_down(w, s);
+        if (k < s) w = Op::combine(w, o);
+    }
+    return w;
+}
+
 template <unsigned NL, typename Src, typename T, class Op>
 __device__ __forceinline__ T rs_seg_group(Src src, rs_u64 base, rs_u64 cnt, bool mine, unsigned k)
 {
@@ -444,18 +466,9 @@ __device__ __forceinline__ T rs_seg_group(Src src, rs_u64 base, rs_u64 cnt, bool
                 leaf[q] = acc;
             }
         }
-#pragma unroll
-        for (unsigned h = NL / 2; h > 0; h >>= 1) /* level s = 8 h: l[k + 8q] (+) l[k + 8 (q + h)] */
-#pragma unroll
-            for (unsigned q = 0; q < h; q++) leaf[q] = Op::combine(leaf[q], leaf[q + h]);
-        w = leaf[0];
+        w = rs_seg_group_levels<T, Op>(leaf);
     }
-#pragma unroll
-    for (unsigned s = RS_SEG_GROUP / 2; s > 0; s >>= 1) { /* lane k + s is in k's group for k < s */
-        const T o = rs_seg_shfl_down(w, s);
-        if (k < s) w = Op::combine(w, o);
-    }
-    return w;
+    return rs_seg_group_shfl<T, Op>(w, k);
 }
 
 /* seg_medium's small segments: up to RS_SEG_BATCH consecutive entries j, j + 1, ... of the warp's task holding at
@@ -481,33 +494,34 @@ __device__ __forceinline__ unsigned rs_seg_small_batch(Src src, Dst out, rs_u64 
     return nb;
 }
 
-/* seg_short of segmented.cl: level 0 for every segment of up to RS_SEG_TILE elements, a thread per segment (offsets
- * read coalesced). Empty: the empty value. Up to RS_SEG_SHORT values: the thread's own fold (the tile's threads 0..7
- * hold four values each, the others the identity, so of the tree only s = 4, 2, 1 change anything; argmin / argmax:
- * a left fold, any order gives the same best pair). For argmin and argmax, a warp with at most four segments of
- * RS_SEG_V + 1 .. RS_SEG_SHORT values gives them to its groups of 8 lanes instead, one each (rs_seg_group<1>, the same
- * bits): a thread's fold cost the warp, and at the barrier its block, one compare chain as long as its longest segment
- * (H200, 90 % one-element segments: argmax -18 %). min / max had them too until their leaves took PTX min.NaN /
- * max.NaN (rs_seg_leaf): then the thread's fold was 2-3 % faster. The sums and products keep the thread's fold: the
- * groups cost them 4-5 % there, and more segments a warp (power law) cost every op more than they saved
- * (docs/PERFORMANCE.md, "seg_short's lane groups"). Up to RS_SEG_TILE: appended to the queue for
- * seg_medium, one global atomic per batch. queue: a 32-bit count at its start (zeroed by the host), the entries from
- * queue[1]; the 32 bits after the count (zeroed with it) are flags: bit 0 set when a segment is longer than
- * RS_SEG_TILE (seg_tiles runs only then), bit 1 when one is longer than RS_SEG_TILE^2 (seg_tiles' levels >= 2 run
- * only then); the same in the OpenCL twin, whose work-item folds up to RS_SEG_SHORT values alone.
- * Two barriers a batch: the batch's list and count alternate between two buffers (the next batch fills the other
- * while this one's entries are copied out, and work-item 0 zeroes the other's count between the barriers), and a
- * segment longer than a tile sets the flags itself (rare) instead of two block-wide votes. Four barriers a batch cost
- * the 90 %-ones distribution 3 % (H200, docs/PERFORMANCE.md). */
-template <typename Src, typename Dst, typename T, class Op>
-__device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
-                                             const unsigned *flags, const rs_u64 *runs)
+/* seg_short's queue: a 32-bit count at its start (zeroed by the host), the entries from queue[1] (two words: index |
+ * length << 48, offset); the 32 bits after the count (zeroed with it) are flags: bit 0 set when a segment is longer
+ * than RS_SEG_TILE (seg_tiles runs only then), bit 1 when one is longer than RS_SEG_TILE^2 (seg_tiles' levels >= 2 run
+ * only then); the same in the OpenCL twin. A batch lists its queued segments in shared memory, then one global atomic
+ * reserves their places. Two barriers a batch: the batch's list and count alternate between two buffers (the next
+ * batch fills the other while this one's entries are copied out, and work-item 0 zeroes the other's count between
+ * the barriers), and a segment longer than a tile sets the flags itself (rare) instead of two block-wide votes. Four
+ * barriers a batch cost the 90 %-ones distribution 3 % (H200, docs/PERFORMANCE.md). */
+__device__ __forceinline__ void rs_seg_flag_long(rs_u64 *queue, rs_u64 len)
 {
-    constexpr bool groups = rs_is_arg<Op>::value; /* argmin / argmax (rs_op_arg) */
+    atomicOr(reinterpret_cast<unsigned *>(queue) + 1, len > (rs_u64)RS_SEG_TILE * RS_SEG_TILE ? 3u : 1u);
+}
+
+/* argmin / argmax's seg_short (segmented.cl's seg_short over pairs): a thread per segment, offsets read coalesced.
+ * Empty: the empty value (the identity). Up to RS_SEG_SHORT values: the thread's left fold (any order gives the same
+ * best pair), or, in a warp with at most four segments of RS_SEG_V + 1 .. RS_SEG_SHORT values, a group of 8 lanes
+ * each (rs_seg_group<1>): a thread's fold cost the warp, and at the barrier its block, one compare chain as long as
+ * its longest segment (H200, 90 % one-element segments: argmax -18 %). min / max had the groups too until their leaves
+ * took PTX min.NaN / max.NaN (rs_seg_leaf), sums never did (docs/PERFORMANCE.md, "seg_short's lane groups"). Up to
+ * RS_SEG_TILE: queued for seg_medium_arg. Pairs take no packed batches (below): with them, at seg_short_arg's bound
+ * of 32 registers, ptxas spilled 80-500 bytes. */
+template <typename Src, typename Dst, typename T, class Op>
+__device__ __forceinline__ void rs_seg_short_pairs(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
+                                                   rs_u64 *queue, const unsigned *flags)
+{
     __shared__ rs_u64 l_segs[2][RS_GROUP], l_bases[2][RS_GROUP];
     __shared__ unsigned l_ns[2], l_ats[2];
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
-    S = rs_seg_count(runs, S);
     const unsigned t = threadIdx.x, g = t % RS_SEG_LANES / RS_SEG_GROUP, k = t % RS_SEG_GROUP;
     const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
     if (t == 0) l_ns[0] = l_ns[1] = 0;
@@ -522,14 +536,14 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
             o = rs_seg_off(offsets, kind, s);
             len = rs_seg_off(offsets, kind, s + 1) - o;
         }
-        /* argmin / argmax: a warp with at most RS_SEG_BATCH segments of RS_SEG_V + 1 .. RS_SEG_SHORT values gives them
-         * to its groups (warp-uniform) */
-        const unsigned want = groups ? __ballot_sync(0xffffffffu, len > RS_SEG_V && len <= RS_SEG_SHORT) : 0;
+        /* a warp with at most RS_SEG_BATCH segments of RS_SEG_V + 1 .. RS_SEG_SHORT values gives them to its groups
+         * (warp-uniform) */
+        const unsigned want = __ballot_sync(0xffffffffu, len > RS_SEG_V && len <= RS_SEG_SHORT);
         const bool grouped = want && __popc(want) <= RS_SEG_BATCH;
         if (s < S) {
             if (len == 0) {
                 rs_put(out, s, rs_seg_empty_for<T, Op>(out));
-            } else if (len <= RS_SEG_SHORT && rs_is_arg<Op>::value && !(grouped && len > RS_SEG_V)) {
+            } else if (len <= RS_SEG_SHORT && !(grouped && len > RS_SEG_V)) {
                 T a = Op::identity(); /* any order: a plain left fold */
                 if constexpr (rs_seg_fast<T, Op>::on) { /* by fours, the identity past the segment */
                     for (unsigned i = 0; i < len; i += RS_SEG_V) {
@@ -543,31 +557,6 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
                     for (unsigned i = 0; i < len; i++) a = Op::combine(a, rs_load<T>(src, o + i));
                 }
                 rs_put(out, s, a);
-            } else if (len <= RS_SEG_SHORT && !(grouped && len > RS_SEG_V)) {
-                T a[8];
-#pragma unroll
-                for (unsigned r = 0; r < 8; r++) a[r] = Op::identity();
-#pragma unroll
-                for (unsigned q = 0; q < RS_SEG_SHORT / RS_SEG_V; q++) { /* leaf q; none past the segment */
-                    if (q * RS_SEG_V >= len) break;
-                    if constexpr (rs_seg_fast<T, Op>::on) {
-                        T x[RS_SEG_V];
-#pragma unroll
-                        for (unsigned v = 0; v < RS_SEG_V; v++)
-                            x[v] = q * RS_SEG_V + v < len ? rs_load<T>(src, o + q * RS_SEG_V + v) : Op::identity();
-                        a[q] = rs_seg_leaf<T, Op>(a[q], x);
-                    } else {
-#pragma unroll
-                        for (unsigned v = 0; v < RS_SEG_V; v++)
-                            if (q * RS_SEG_V + v < len)
-                                a[q] = Op::combine(a[q], rs_load<T>(src, o + q * RS_SEG_V + v));
-                    }
-                }
-#pragma unroll
-                for (unsigned r = 0; r < 4; r++) a[r] = Op::combine(a[r], a[r + 4]);
-#pragma unroll
-                for (unsigned r = 0; r < 2; r++) a[r] = Op::combine(a[r], a[r + 2]);
-                rs_put(out, s, rs_out<Op>(Op::combine(a[0], a[1])));
             } else if (len > RS_SEG_SHORT && len <= RS_SEG_TILE) {
                 const unsigned at = atomicAdd(&l_n, 1u); /* the queue's order changes no bits */
                 l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
@@ -581,8 +570,7 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
             const T w = rs_seg_group<1, Src, T, Op>(src, base, cnt, at < RS_SEG_LANES, k);
             if (at < RS_SEG_LANES && k == 0) rs_put(out, seg, rs_out<Op>(w));
         }
-        if (s < S && len > RS_SEG_TILE)
-            atomicOr(reinterpret_cast<unsigned *>(queue) + 1, len > (rs_u64)RS_SEG_TILE * RS_SEG_TILE ? 3u : 1u);
+        if (s < S && len > RS_SEG_TILE) rs_seg_flag_long(queue, len);
         __syncthreads();
         if (t == 0) {
             l_at = l_n ? atomicAdd((unsigned *)queue, l_n) : 0;
@@ -597,24 +585,186 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
     }
 }
 
-/* The reductions' seg_short; argmin / argmax's takes 8 blocks per SM for pairs of values of up to 4 bytes (at most 32
- * registers): unbounded, the batched pair fold (rs_seg_leaf) gave the float32 argmax 40 registers, 6 blocks, and
- * the 90 %-ones argmax went 2.33 -> 2.61 ms on the H200; bounded it took 2.27-2.29, and the power-law one 1.10
- * (1.47 before; both measured before seg_medium_arg took lane groups, which brought them to 1.42 and 0.98).
- * 8-byte values: 6 blocks (8 spilled 24 bytes). */
+/* The reductions' seg_short moves its values in *packed batches* (CUDA-only data movement; the operands and their
+ * order are unchanged, so the bits are): a batch of 256 segments none of which holds more than RS_SEG_SMALL = 128
+ * values, with at most RS_SEG_STAGE_BYTES of values in all (nearly every batch of one-element-heavy data), is one
+ * range of the input. The block loads it into shared memory with coalesced loads, RS_SEG_LOADS in flight a thread, and
+ * reduces every segment from there: a thread per segment of up to 32 values (rs_seg_thread), and its segments of 33 ..
+ * 128 values, which otherwise go to the queue and seg_medium, by the block's 32 groups of 8 lanes (rs_seg_group_pool,
+ * the operands of seg_medium's rs_seg_group<4>). Before, each thread loaded its own few values and the queued ones
+ * took seg_medium: over 90 % one-element segments (H200, 2^28 float32 sums) seg_short ran at 38 % of the DRAM
+ * bandwidth for 490 us and seg_medium at 66 % for 356 us (docs/PERFORMANCE.md). (8 loads in flight a thread gave the
+ * float32 sum 40 registers instead of 32.) */
+#define RS_SEG_STAGE_BYTES 16384 /* 4096 values of 4 bytes, 2048 of 8 */
+#define RS_SEG_LOADS 4
+/* The reductions' fold of segment s (< S) of len values at o by its thread: the empty value, or up to RS_SEG_SHORT
+ * values (the tile's threads 0..7 hold four values each, the others the identity, so of the tree only s = 4, 2, 1
+ * change anything). A longer segment is left alone. */
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP) seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
-                                                      rs_u64 *queue, const unsigned *flags, const rs_u64 *runs)
+__device__ __forceinline__ void rs_seg_thread(Src src, Dst out, rs_u64 s, rs_u64 o, rs_u64 len)
 {
-    rs_seg_short<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, runs);
+    if (len == 0) {
+        rs_put(out, s, rs_seg_empty_for<T, Op>(out));
+    } else if (len <= RS_SEG_SHORT) {
+        T a[8];
+#pragma unroll
+        for (unsigned r = 0; r < 8; r++) a[r] = Op::identity();
+#pragma unroll
+        for (unsigned q = 0; q < RS_SEG_SHORT / RS_SEG_V; q++) { /* leaf q; none past the segment */
+            if (q * RS_SEG_V >= len) break;
+            if constexpr (rs_seg_fast<T, Op>::on) {
+                T x[RS_SEG_V];
+#pragma unroll
+                for (unsigned v = 0; v < RS_SEG_V; v++)
+                    x[v] = q * RS_SEG_V + v < len ? rs_load<T>(src, o + q * RS_SEG_V + v) : Op::identity();
+                a[q] = rs_seg_leaf<T, Op>(a[q], x);
+            } else {
+#pragma unroll
+                for (unsigned v = 0; v < RS_SEG_V; v++)
+                    if (q * RS_SEG_V + v < len) a[q] = Op::combine(a[q], rs_load<T>(src, o + q * RS_SEG_V + v));
+            }
+        }
+#pragma unroll
+        for (unsigned r = 0; r < 4; r++) a[r] = Op::combine(a[r], a[r + 4]);
+#pragma unroll
+        for (unsigned r = 0; r < 2; r++) a[r] = Op::combine(a[r], a[r + 2]);
+        rs_put(out, s, rs_out<Op>(Op::combine(a[0], a[1])));
+    }
+}
+
+/* rs_seg_group<4>'s result (the same operands in the same order) for a segment of up to RS_SEG_SMALL values in the
+ * pool, a leaf loaded at a time: from shared memory the loads need not all be in flight, and holding the lane's 16
+ * values raised seg_short from 32 registers to 40-48. All 32 lanes call it; a group with mine false loads nothing.
+ * The result is lane k = 0's. */
+template <typename T, class Op>
+__device__ __forceinline__ T rs_seg_group_pool(const T *seg, unsigned cnt, bool mine, unsigned k)
+{
+    constexpr unsigned NL = RS_SEG_SMALL / (RS_SEG_GROUP * RS_SEG_V);
+    T leaf[NL];
+#pragma unroll
+    for (unsigned q = 0; q < NL; q++) {
+        T x[RS_SEG_V];
+#pragma unroll
+        for (unsigned v = 0; v < RS_SEG_V; v++) {
+            const unsigned i = (k + RS_SEG_GROUP * q) * RS_SEG_V + v;
+            x[v] = mine && i < cnt ? seg[i] : Op::identity();
+        }
+        if constexpr (rs_seg_fast<T, Op>::on) { /* x holds the identity past cnt */
+            leaf[q] = rs_seg_leaf<T, Op>(Op::identity(), x);
+        } else {
+            T acc = Op::identity();
+#pragma unroll
+            for (unsigned v = 0; v < RS_SEG_V; v++)
+                if ((k + RS_SEG_GROUP * q) * RS_SEG_V + v < cnt) acc = Op::combine(acc, x[v]);
+            leaf[q] = acc;
+        }
+    }
+    return rs_seg_group_shfl<T, Op>(rs_seg_group_levels<T, Op>(leaf), k);
+}
+
+/* seg_short of segmented.cl for the reductions: level 0 for every segment of up to RS_SEG_TILE elements, a thread per
+ * segment (offsets read coalesced): rs_seg_thread's fold up to RS_SEG_SHORT values (the sums and products keep the
+ * thread's fold: lane groups cost them 4-5 %, docs/PERFORMANCE.md, "seg_short's lane groups"); longer ones up to
+ * RS_SEG_TILE are listed, then reduced from shared memory (a packed batch, above) or queued for seg_medium. Two
+ * barriers a batch: the first is a vote (does a segment exceed RS_SEG_SMALL values?) after the listing, the second
+ * ends the staging (packed) or the folds from global memory (else; the queue's places are reserved between them).
+ * s_first, s_last and the list are read before the next batch's vote, and the pool and the thread folds are done
+ * before a thread reaches it: so a batch ends without a barrier of its own. */
+template <typename Src, typename Dst, typename T, class Op>
+__device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
+                                             const unsigned *flags, const rs_u64 *runs, unsigned stage)
+{
+    extern __shared__ __align__(16) unsigned char rs_seg_dyn[]; /* stage values of T (dynamic: see rs_seg_launch) */
+    T *const l_pool = reinterpret_cast<T *>(rs_seg_dyn);
+    __shared__ rs_u64 l_segs[2][RS_GROUP], l_bases[2][RS_GROUP];
+    __shared__ unsigned l_ns[2], l_ats[2];
+    __shared__ rs_u64 s_first, s_last; /* the batch's first value's index and its last value's + 1 */
+    if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
+    S = rs_seg_count(runs, S);
+    const unsigned t = threadIdx.x, k = t % RS_SEG_GROUP;
+    const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
+    if (t == 0) l_ns[0] = l_ns[1] = 0;
+    __syncthreads();
+    unsigned par = 0;
+    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
+        rs_u64 *const l_seg = l_segs[par], *const l_base = l_bases[par];
+        unsigned &l_n = l_ns[par], &l_at = l_ats[par];
+        const rs_u64 s = b * RS_GROUP + t;
+        rs_u64 len = 0, o = 0;
+        if (s < S) {
+            o = rs_seg_off(offsets, kind, s);
+            len = rs_seg_off(offsets, kind, s + 1) - o;
+        }
+        if (t == 0) s_first = o; /* s < S: b < batches */
+        if (s < S && (t == RS_GROUP - 1 || s + 1 == S)) s_last = o + len;
+        if (s < S && len > RS_SEG_SHORT && len <= RS_SEG_TILE) {
+            const unsigned at = atomicAdd(&l_n, 1u); /* the list's order changes no bits */
+            l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
+            l_base[at] = o;
+        }
+        if (s < S && len > RS_SEG_TILE) rs_seg_flag_long(queue, len);
+        const bool wide = __syncthreads_or(len > RS_SEG_SMALL) != 0;
+        const rs_u64 o0 = s_first, span = s_last - o0;
+        const unsigned n = l_n;
+        if (!wide && span <= stage) { /* packed (block-uniform; never with stage = 0) */
+            if (t == 0) l_ns[par ^ 1] = 0;
+            for (unsigned k0 = t; k0 < (unsigned)span; k0 += RS_SEG_LOADS * RS_GROUP) {
+                T v[RS_SEG_LOADS];
+#pragma unroll
+                for (unsigned j = 0; j < RS_SEG_LOADS; j++)
+                    if (k0 + j * RS_GROUP < (unsigned)span) v[j] = rs_load<T>(src, o0 + k0 + j * RS_GROUP);
+#pragma unroll
+                for (unsigned j = 0; j < RS_SEG_LOADS; j++)
+                    if (k0 + j * RS_GROUP < (unsigned)span) l_pool[k0 + j * RS_GROUP] = v[j];
+            }
+            __syncthreads();
+            /* segment s's values from l_pool (its start's distance from o0), the same fold */
+            if (s < S) rs_seg_thread<const T *, Dst, T, Op>(l_pool + (unsigned)(o - o0), out, s, 0, len);
+            /* the listed segments (33 .. 128 values), entry e by the block's group e mod 32; a warp whose groups have
+             * no entry skips the round (warp-uniform) */
+            for (unsigned e0 = t / RS_SEG_LANES * RS_SEG_BATCH; e0 < n; e0 += RS_GROUP / RS_SEG_GROUP) {
+                const unsigned e = e0 + t % RS_SEG_LANES / RS_SEG_GROUP;
+                const bool mine = e < n;
+                const rs_u64 sl = mine ? l_seg[e] : 0;
+                const unsigned at = mine ? (unsigned)(l_base[e] - o0) : 0;
+                const T w = rs_seg_group_pool<T, Op>(l_pool + at, (unsigned)(sl >> RS_SEG_LEN_SHIFT), mine, k);
+                if (mine && k == 0) rs_put(out, sl & RS_SEG_SEG_MASK, rs_out<Op>(w));
+            }
+        } else {
+            if (t == 0) {
+                l_at = n ? atomicAdd((unsigned *)queue, n) : 0;
+                l_ns[par ^ 1] = 0;
+            }
+            if (s < S) rs_seg_thread<Src, Dst, T, Op>(src, out, s, o, len);
+            __syncthreads();
+            if (t < n) {
+                queue[1 + 2 * ((rs_u64)l_at + t)] = l_seg[t];
+                queue[2 + 2 * ((rs_u64)l_at + t)] = l_base[t];
+            }
+        }
+        par ^= 1;
+    }
+}
+
+/* The reductions' seg_short: 8 blocks per SM for 4-byte values (32 registers: unbounded, with the packed batches,
+ * ptxas gave the float32 sum 40), 6 for 8-byte ones (40: unbounded 47-70). argmin / argmax's takes 8 blocks per SM for
+ * pairs of values of up to 4 bytes (at most 32 registers): unbounded, the batched pair fold (rs_seg_leaf) gave the
+ * float32 argmax 40 registers, 6 blocks, and the 90 %-ones argmax went 2.33 -> 2.61 ms on the H200; bounded it took
+ * 2.27-2.29, and the power-law one 1.10 (1.47 before; both measured before seg_medium_arg took lane groups, which
+ * brought them to 1.42 and 0.98). 8-byte values: 6 blocks (8 spilled 24 bytes). */
+template <typename Src, typename Dst, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP, sizeof(T) <= 4 ? 8 : 6)
+    seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue, const unsigned *flags,
+              const rs_u64 *runs, unsigned stage)
+{
+    rs_seg_short<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, runs, stage);
 }
 
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP, sizeof(T::v) <= 4 ? 8 : 6)
-    seg_short_arg(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue, const unsigned *flags,
-                  const rs_u64 *runs)
+    seg_short_arg(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue, const unsigned *flags)
 {
-    rs_seg_short<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, runs);
+    rs_seg_short_pairs<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags);
 }
 
 /* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment). The queue is cut into
@@ -797,9 +947,18 @@ static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, con
     cudaError_t err = cudaMemsetAsync(qu, 0, sizeof(rs_u64), stream); /* the queue's count and flags */
     if (err != cudaSuccess) return err;
     if constexpr (rs_is_arg<Op>::value)
-        seg_short_arg<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags, live);
-    else
-        seg_short<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags, live);
+        seg_short_arg<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags);
+    else {
+        /* Packed batches only where the mean segment is short enough for a batch of 256 to fit (n <= 16 S for 4-byte
+         * values, 8 S for 8-byte ones), and not for reduce by key (live: its run count is on the device): the pool is dynamic shared
+         * memory, so the other launches keep the L1 cache that the threads' own loads use (with a static pool the
+         * power-law sums lost 8 % on the H200). 8-byte values: 6 blocks an SM, not the host grid's 8. */
+        constexpr unsigned values = RS_SEG_STAGE_BYTES / sizeof(T);
+        const unsigned stage = !live && tiles * RS_SEG_TILE <= (rs_u64)(values / RS_GROUP) * S ? values : 0u;
+        seg_short<Src, Dst, T, Op>
+            <<<sizeof(T) <= 4 ? grid_short : rs_resident_grid(seg_short<Src, Dst, T, Op>, grid_short), RS_GROUP,
+               stage * sizeof(T), stream>>>(in, offsets, kind, S, dst, qu, flags, live, stage);
+    }
     err = rs_launched();
     if (err == cudaSuccess && q_bound > 0) {
         if constexpr (rs_is_arg<Op>::value)

@@ -132,6 +132,19 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
         static const size_t edge[] = {32, 33, 128, 129, 127, 1, 0, 33, 33, 33, 33, 129, 128, 128, 128, 128, 128, 4096,
                                       4097, 1, 2, 100, 0, 100, 31, 65, 4, 5, 3, 8, 9, 6, 7, 17, 64, 0, 5, 96, 4, 1};
         for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) len[S++] = edge[i];
+        /* then batches of 256 segments (CUDA's seg_short takes segments 256 b .. 256 b + 255 together) at the limits
+         * of its packed batches (no segment over 128 values and at most 4096 values of 4 bytes or 2048 of 8 in all):
+         * 4096 values in 31 x 128 + 2 x 64 (33 segments for the block's 32 lane groups, 4-byte values packed, 8-byte
+         * not), 4097, 2048 (packed for every type), 2049; the rest empty */
+        static const size_t batch[][3] = {{31, 64, 64}, {32, 1, 0}, {16, 0, 0}, {16, 1, 0}}; /* 128s, then two */
+        while (S % 256) len[S++] = 1;
+        for (size_t b = 0; b < sizeof batch / sizeof batch[0] && S + 256 <= cap; b++) {
+            const size_t first = S;
+            for (size_t i = 0; i < batch[b][0]; i++) len[S++] = 128;
+            len[S++] = batch[b][1];
+            len[S++] = batch[b][2];
+            while (S < first + 256) len[S++] = 0;
+        }
         while (S < cap) len[S++] = h_rng_below(r, 10) ? 1 : 2 + (size_t)h_rng_below(r, 99);
         break;
     }
