@@ -10,8 +10,8 @@
  *   ops x dtypes     every op x every dtype (1..12) on a mixed layout (empty, 1, 2, chunk edges 4095/4096/4097, a
  *                    multi-chunk segment, random lengths); the widenings at level >= 1 on a rotating subset, all at 2
  *   layouts          one huge segment, many empty, many one-element, power-law lengths, uniform lengths, lengths at
- *                    the limits of CUDA's short path and queued batches then 90 % one-element; at level 2 a
- *                    segment of 2^24 + 5 int8 values (three levels of partials)
+ *                    the limits of CUDA's short path, queued batches and packed batches, then 90 % one-element;
+ *                    at level 2 a segment of 2^24 + 5 int8 values (three levels of partials)
  *   offsets dtypes   INT32, UINT32, INT64, UINT64, offsets not starting at 0, elements before and after the segments
  *                    holding poison (a value that would change the result if read)
  *   position         one segment's content placed at several offsets among different neighbours: the same bits
