@@ -16,8 +16,6 @@
  * argmax one instance of each kernel per dtype and direction. */
 #include <string.h>
 
-#include <type_traits>
-
 #include "common.cuh"
 #include "cu_launch.h"
 
@@ -512,9 +510,10 @@ __device__ __forceinline__ void rs_seg_flag_long(rs_u64 *queue, rs_u64 len)
  * best pair), or, in a warp with at most four segments of RS_SEG_V + 1 .. RS_SEG_SHORT values, a group of 8 lanes
  * each (rs_seg_group<1>): a thread's fold cost the warp, and at the barrier its block, one compare chain as long as
  * its longest segment (H200, 90 % one-element segments: argmax -18 %). min / max had the groups too until their leaves
- * took PTX min.NaN / max.NaN (rs_seg_leaf), sums never did (docs/PERFORMANCE.md, "seg_short's lane groups"). Up to
- * RS_SEG_TILE: queued for seg_medium_arg. Pairs take no packed batches (below): with them, at seg_short_arg's bound
- * of 32 registers, ptxas spilled 80-500 bytes. */
+ * took PTX min.NaN / max.NaN (rs_seg_leaf); on sums and products they cost 4-5 % (docs/PERFORMANCE.md, "seg_short's
+ * lane groups"). Up to RS_SEG_TILE: queued for seg_medium_arg. Pairs take no packed batches (below): with them, at
+ * seg_short_arg's bound of 32 registers, ptxas spilled 80-1824 bytes (docs/PERFORMANCE.md, "packed batches in
+ * seg_short"). */
 template <typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ void rs_seg_short_pairs(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
                                                    rs_u64 *queue, const unsigned *flags)
