@@ -512,8 +512,9 @@ __device__ __forceinline__ void rs_seg_flag_long(rs_u64 *queue, rs_u64 len)
  * its longest segment (H200, 90 % one-element segments: argmax -18 %). min / max had the groups too until their leaves
  * took PTX min.NaN / max.NaN (rs_seg_leaf); on sums and products they cost 4-5 % (docs/PERFORMANCE.md, "seg_short's
  * lane groups"). Up to RS_SEG_TILE: queued for seg_medium_arg. Pairs take no packed batches (below): with them, at
- * seg_short_arg's bound of 32 registers, ptxas spilled 80-1824 bytes (docs/PERFORMANCE.md, "packed batches in
- * seg_short"). */
+ * seg_short_arg's bound of 32 registers, ptxas spilled 80-1824 bytes, and 80-180 with the pairs unstaged in one body
+ * with the reductions' (docs/PERFORMANCE.md, "packed batches in seg_short"): so this batch loop is kept apart from
+ * rs_seg_short's. */
 template <typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ void rs_seg_short_pairs(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
                                                    rs_u64 *queue, const unsigned *flags)
