@@ -2,14 +2,16 @@
  * header explains the work decomposition; the same constants, queue, chunks and order of combination here.
  *
  * seg_short (a thread per segment: up to 32 values folded alone, or for argmin / argmax by a group of 8 lanes when a
- * warp has few such segments; up to a tile queued), seg_medium (a warp per queued segment; up to four consecutive ones
+ * warp has few such segments; up to a tile queued, except in the reductions' packed batches, staged in shared memory,
+ * whose segments of 33 .. 128 values the block's groups of 8 lanes reduce there), seg_medium (a warp per queued segment; up to four consecutive ones
  * of at most 128 values by the warp's groups of 8 lanes, one each), seg_tiles (a warp per input tile for the longer
  * segments, level after level). The warp's tile expression: lane j stands for the coarsened tile's threads j + 32r
  * (r = 0..7), folds their 16 elements (k outer, v inner, from the identity, identity past the chunk), then levels
  * s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows (r with r + 4, r + 2, r + 1) and
  * s = 16 .. 1 go through warp shuffles: lane j < s combines its value with lane j + s's, exactly
  * rs_tree_seq's l[j] = l[j] (+) l[j+s] (the OpenCL twin does those five levels in local memory). argmin / argmax run
- * the same kernels over (value, index) pairs (rs_op_arg), whose result owes nothing to the order.
+ * the same kernels over (value, index) pairs (rs_op_arg), whose result owes nothing to the order; their seg_short
+ * (seg_short_arg) has a body of its own, without packed batches.
  *
  * Template instances stay lean: the reduction is dispatched with rs_dispatch_scan (one instance per compute type T
  * and op, a narrow input / output as a kernel argument, rs_nsrc / rs_ndst), levels > 0 read T partials; argmin /
