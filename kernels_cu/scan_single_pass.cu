@@ -279,24 +279,6 @@ __device__ __forceinline__ void rs_spp_store(const rs_ndst<T> out, rs_u64 base, 
     rs_spp_put<T, Op>(out, base + (rs_u64)threadIdx.x * RS_COARSE_ITEMS, n, full, y, last_tells);
 }
 
-/* 16 bytes from global to shared memory without passing through registers (cp.async, sm_80 and later) */
-__device__ __forceinline__ void rs_copy16_async(void *dst_shared, const void *src)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst_shared)),
-                 "l"(src));
-#else
-    *static_cast<uint4 *>(dst_shared) = *static_cast<const uint4 *>(src);
-#endif
-}
-/* every cp.async of this thread has landed */
-__device__ __forceinline__ void rs_copy_async_wait()
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-#endif
-}
-
 template <typename T, class Op, unsigned BYTES, unsigned ITEMS, bool SWAR = false>
 __global__ void __launch_bounds__(RS_GROUP, RS_SPP_MIN_BLOCKS)
     scan_single_pass_packed(const rs_nsrc<T> in, const rs_ndst<T> out, rs_sp_word_t *flags, rs_u64 n, int exclusive,

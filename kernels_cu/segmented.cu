@@ -3,7 +3,7 @@
  *
  * seg_short (a thread per segment: up to 32 values folded alone, or for argmin / argmax by a group of 8 lanes when a
  * warp has few such segments; up to a tile queued, except in the reductions' packed batches, staged in shared memory,
- * whose segments of 33 .. 128 values the block's groups of 8 lanes reduce there), seg_medium (a warp per queued segment; up to four consecutive ones
+ * where a thread folds a segment of up to 4 values and the block's groups of 8 lanes those of 5 .. 128), seg_medium (a warp per queued segment; up to four consecutive ones
  * of at most 128 values by the warp's groups of 8 lanes, one each), seg_tiles (a warp per input tile for the longer
  * segments, level after level). The warp's tile expression: lane j stands for the coarsened tile's threads j + 32r
  * (r = 0..7), folds their 16 elements (k outer, v inner, from the identity, identity past the chunk), then levels
@@ -17,6 +17,8 @@
  * and op, a narrow input / output as a kernel argument, rs_nsrc / rs_ndst), levels > 0 read T partials; argmin /
  * argmax one instance of each kernel per dtype and direction. */
 #include <string.h>
+
+#include <type_traits>
 
 #include "common.cuh"
 #include "cu_launch.h"
@@ -52,12 +54,12 @@ __device__ __forceinline__ rs_u64 rs_seg_len(rs_u64 len, unsigned level)
 
 /* Offset s (= o) against its successor and n: the faults found (0: none), recorded in the call's word and the sticky
  * words */
-__device__ __forceinline__ unsigned rs_seg_check_at(const void *offsets, int kind, rs_u64 S, rs_u64 n, rs_u64 s,
-                                                    rs_u64 o, unsigned *flags, unsigned *sticky)
+__device__ __forceinline__ unsigned rs_seg_check_next(int kind, rs_u64 S, rs_u64 n, rs_u64 s, rs_u64 o, rs_u64 next,
+                                                      unsigned *flags, unsigned *sticky)
 {
     unsigned bad = 0;
     if ((kind == RS_INT32 || kind == RS_INT64) && (long long)o < 0) bad |= RS_SEG_NEGATIVE;
-    if (s < S && o > rs_seg_off(offsets, kind, s + 1)) bad |= RS_SEG_DECREASING;
+    if (s < S && o > next) bad |= RS_SEG_DECREASING;
     if (s == S && o > n) bad |= RS_SEG_PAST_END;
     if (bad) {
         atomicOr(&flags[0], bad);
@@ -66,10 +68,57 @@ __device__ __forceinline__ unsigned rs_seg_check_at(const void *offsets, int kin
     }
     return bad;
 }
+__device__ __forceinline__ unsigned rs_seg_check_at(const void *offsets, int kind, rs_u64 S, rs_u64 n, rs_u64 s,
+                                                    rs_u64 o, unsigned *flags, unsigned *sticky)
+{
+    return rs_seg_check_next(kind, S, n, s, o, s < S ? rs_seg_off(offsets, kind, s + 1) : 0, flags, sticky);
+}
 
+/* A thread checks pieces of 16 bytes of offsets (4 of 32 bits or 2 of 64) where they are 16-byte aligned, RS_SEG_CHECK_U
+ * pieces a round, all loaded before any is checked, each piece's successor read once more: a thread an offset,
+ * loading it and its successor, read 45 M offsets in 83 us on the H200 (2.2 TB/s), a piece a round in 76. */
+#define RS_SEG_CHECK_U 4
+__device__ __forceinline__ void rs_seg_check_piece(uint4 u, rs_u64 next, int kind, rs_u64 S, rs_u64 n, rs_u64 s0,
+                                                   unsigned *flags, unsigned *sticky)
+{
+    rs_u64 o[5];
+    if (kind == RS_INT64 || kind == RS_UINT64) {
+        o[0] = u.x | (rs_u64)u.y << 32;
+        o[1] = u.z | (rs_u64)u.w << 32;
+        o[2] = next;
+#pragma unroll
+        for (unsigned j = 0; j < 2; j++) rs_seg_check_next(kind, S, n, s0 + j, o[j], o[j + 1], flags, sticky);
+    } else {
+        const bool sg = kind == RS_INT32;
+        o[0] = sg ? (rs_u64)(long long)(int)u.x : u.x;
+        o[1] = sg ? (rs_u64)(long long)(int)u.y : u.y;
+        o[2] = sg ? (rs_u64)(long long)(int)u.z : u.z;
+        o[3] = sg ? (rs_u64)(long long)(int)u.w : u.w;
+        o[4] = next;
+#pragma unroll
+        for (unsigned j = 0; j < 4; j++) rs_seg_check_next(kind, S, n, s0 + j, o[j], o[j + 1], flags, sticky);
+    }
+}
 __global__ void seg_check(const void *offsets, int kind, rs_u64 S, rs_u64 n, unsigned *flags, unsigned *sticky)
 {
-    for (rs_u64 s = blockIdx.x * (rs_u64)blockDim.x + threadIdx.x; s <= S; s += (rs_u64)gridDim.x * blockDim.x)
+    const unsigned per = ((size_t)offsets & 15) ? 1u : kind == RS_INT64 || kind == RS_UINT64 ? 2u : 4u;
+    const rs_u64 G = (rs_u64)gridDim.x * blockDim.x;
+    const rs_u64 whole = per > 1 ? S / per : 0; /* pieces whose offsets all have a successor (s < S) */
+    for (rs_u64 c0 = blockIdx.x * (rs_u64)blockDim.x + threadIdx.x; c0 < whole; c0 += RS_SEG_CHECK_U * G) {
+        uint4 u[RS_SEG_CHECK_U];
+        rs_u64 next[RS_SEG_CHECK_U];
+#pragma unroll
+        for (unsigned j = 0; j < RS_SEG_CHECK_U; j++)
+            if (c0 + j * G < whole) {
+                u[j] = static_cast<const uint4 *>(offsets)[c0 + j * G];
+                next[j] = rs_seg_off(offsets, kind, (c0 + j * G + 1) * per);
+            }
+#pragma unroll
+        for (unsigned j = 0; j < RS_SEG_CHECK_U; j++)
+            if (c0 + j * G < whole) rs_seg_check_piece(u[j], next[j], kind, S, n, (c0 + j * G) * per, flags, sticky);
+    }
+    /* the offsets after the whole pieces (all of them when unaligned), one a thread */
+    for (rs_u64 s = whole * per + blockIdx.x * (rs_u64)blockDim.x + threadIdx.x; s <= S; s += G)
         rs_seg_check_at(offsets, kind, S, n, s, rs_seg_off(offsets, kind, s), flags, sticky);
 }
 
@@ -590,15 +639,65 @@ __device__ __forceinline__ void rs_seg_short_pairs(Src src, const void *offsets,
 /* The reductions' seg_short moves its values in *packed batches* (CUDA-only data movement; the operands and their
  * order are unchanged, so the bits are): a batch of 256 segments none of which holds more than RS_SEG_SMALL = 128
  * values, with at most RS_SEG_STAGE_BYTES of values in all (nearly every batch of one-element-heavy data), is one
- * range of the input. The block loads it into shared memory with coalesced loads, RS_SEG_LOADS in flight a thread, and
- * reduces every segment from there: a thread per segment of up to 32 values (rs_seg_thread), and its segments of 33 ..
- * 128 values, which otherwise go to the queue and seg_medium, by the block's 32 groups of 8 lanes (rs_seg_group_pool,
- * the operands of seg_medium's rs_seg_group<4>). Before, each thread loaded its own few values and the queued ones
+ * range of the input. The block copies it into shared memory (rs_seg_stage: by cp.async where it can) and reduces every
+ * segment from there: a thread per segment of up to 4 values, one leaf (rs_seg_thread), and its segments of 5 .. 128
+ * values by the block's 32 groups of 8 lanes (rs_seg_group_pool, the operands of seg_medium's rs_seg_group<4>; for up
+ * to 32 values those of the thread's fold, the leaves past the segment being the identity). Segments of 33 .. 128
+ * values otherwise go to the queue and seg_medium, and those of 5 .. 32 to their thread, whose fold of up to 8 leaves
+ * held its warp while most of its lanes had one value (the float32 max over 90 % one-element segments, H200 2^28:
+ * 1.08 -> 0.90 ms). Before packed batches, each thread loaded its own few values and the queued ones
  * took seg_medium: over 90 % one-element segments (H200, 2^28 float32 sums) seg_short ran at 38 % of the DRAM
  * bandwidth for 490 us and seg_medium at 66 % for 356 us (docs/PERFORMANCE.md). (8 loads in flight a thread gave the
  * float32 sum 40 registers instead of 32.) */
 #define RS_SEG_STAGE_BYTES 16384 /* 4096 values of 4 bytes, 2048 of 8 */
-#define RS_SEG_LOADS 4
+#define RS_SEG_LOADS 4 /* staging loads in flight a thread, a value each (when not by cp.async) */
+#define RS_SEG_VEC(T) (16 / (unsigned)sizeof(T)) /* values of T in 16 bytes */
+
+/* The values are staged by cp.async, 16 bytes at a time, when they are T's (no conversion), `in` is 16-byte aligned
+ * and the device has it (sm_80 and later): every piece of a batch is then in flight at once at no register cost.
+ * Loaded into registers, 4 values in flight a thread (1024 a block) left most batches of the 90 %-ones distribution
+ * (about 1536 values) two memory round trips after the offsets' one, and 2 pieces of 16 bytes in flight spilled at
+ * seg_short's 32 registers. */
+template <typename Src, typename T> __device__ __forceinline__ bool rs_seg_vec_ok(Src src)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    return false;
+#else
+    if constexpr (std::is_same<Src, const T *>::value && (sizeof(T) == 4 || sizeof(T) == 8))
+        return ((size_t)src & 15) == 0;
+    else
+        return false;
+#endif
+}
+
+/* Values a0 + sh .. a0 + span - 1 of src into pool[sh .. span - 1] (pool[0] is value a0), by the whole block; the
+ * caller's barrier follows. vec (rs_seg_vec_ok; then a0 is a multiple of RS_SEG_VEC(T)): 16 bytes a copy, the first
+ * piece whole (values a0 .. a0 + sh - 1 lie in `in`, their places are never read), the values after the last whole
+ * piece one at a time (the rest of its 16 bytes may lie past `in`); else a value a load. */
+template <typename Src, typename T>
+__device__ __forceinline__ void rs_seg_stage(Src src, T *pool, rs_u64 a0, unsigned sh, unsigned span, bool vec,
+                                             unsigned t)
+{
+    if constexpr (std::is_same<Src, const T *>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
+        if (vec) {
+            constexpr unsigned V = RS_SEG_VEC(T);
+            const unsigned whole = span / V * V;
+            for (unsigned i = t * V; i < whole; i += RS_GROUP * V) rs_copy16_async(pool + i, src + a0 + i);
+            if (t < span - whole) rs_copy_async<sizeof(T)>(pool + whole + t, src + a0 + whole + t);
+            rs_copy_async_wait();
+            return;
+        }
+    }
+    for (unsigned k0 = sh + t; k0 < span; k0 += RS_SEG_LOADS * RS_GROUP) {
+        T v[RS_SEG_LOADS];
+#pragma unroll
+        for (unsigned j = 0; j < RS_SEG_LOADS; j++)
+            if (k0 + j * RS_GROUP < span) v[j] = rs_load<T>(src, a0 + k0 + j * RS_GROUP);
+#pragma unroll
+        for (unsigned j = 0; j < RS_SEG_LOADS; j++)
+            if (k0 + j * RS_GROUP < span) pool[k0 + j * RS_GROUP] = v[j];
+    }
+}
 /* The reductions' fold of segment s (< S) of len values at o by its thread: the empty value, or up to RS_SEG_SHORT
  * values (the tile's threads 0..7 hold four values each, the others the identity, so of the tree only s = 4, 2, 1
  * change anything). A longer segment is left alone. */
@@ -666,8 +765,10 @@ __device__ __forceinline__ T rs_seg_group_pool(const T *seg, unsigned cnt, bool 
 
 /* seg_short of segmented.cl for the reductions: level 0 for every segment of up to RS_SEG_TILE elements, a thread per
  * segment (offsets read coalesced): rs_seg_thread's fold up to RS_SEG_SHORT values (the sums and products keep the
- * thread's fold: lane groups cost them 4-5 %, docs/PERFORMANCE.md, "seg_short's lane groups"); longer ones up to
- * RS_SEG_TILE are listed, then reduced from shared memory (a packed batch, above) or queued for seg_medium. Two
+ * thread's fold from global memory: lane groups cost them 4-5 %, docs/PERFORMANCE.md, "seg_short's lane groups");
+ * longer ones up to RS_SEG_TILE are listed from the front of the list, then reduced from shared memory (a packed batch,
+ * above) or queued for seg_medium; in launches that can pack, those of RS_SEG_V + 1 .. RS_SEG_SHORT values from its
+ * back, for the lane groups of a packed batch (an unpacked one leaves them to their threads). Two
  * barriers a batch: the first is a vote (does a segment exceed RS_SEG_SMALL values?) after the listing, the second
  * ends the staging (packed) or the folds from global memory (else; the queue's places are reserved between them).
  * s_first, s_last and the list are read before the next batch's vote, and the pool and the thread folds are done
@@ -679,19 +780,21 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
     extern __shared__ __align__(16) unsigned char rs_seg_dyn[]; /* stage values of T (dynamic: see rs_seg_launch) */
     T *const l_pool = reinterpret_cast<T *>(rs_seg_dyn);
     __shared__ rs_u64 l_segs[2][RS_GROUP], l_bases[2][RS_GROUP];
-    __shared__ unsigned l_ns[2], l_ats[2];
+    __shared__ unsigned l_ns[2], l_nbs[2], l_ats[2]; /* the list's entries: l_n from the front, l_nb from the back */
     __shared__ rs_u64 s_first, s_last; /* the batch's first value's index and its last value's + 1 */
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
     S = rs_seg_count(runs, S);
     const unsigned t = threadIdx.x, k = t % RS_SEG_GROUP;
-    const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
-    if (t == 0) l_ns[0] = l_ns[1] = 0;
+    const bool vec = rs_seg_vec_ok<Src, T>(src);
+    /* 32-bit batch numbers: S + 1 offsets of 4 bytes or more fit in memory, so S / 256 < 2^32 (a register pair less) */
+    const unsigned batches = (unsigned)((S + RS_GROUP - 1) / RS_GROUP);
+    if (t == 0) l_ns[0] = l_ns[1] = l_nbs[0] = l_nbs[1] = 0;
     __syncthreads();
     unsigned par = 0;
-    for (rs_u64 b = blockIdx.x; b < batches; b += gridDim.x) {
+    for (unsigned b = blockIdx.x; b < batches; b += gridDim.x) {
         rs_u64 *const l_seg = l_segs[par], *const l_base = l_bases[par];
-        unsigned &l_n = l_ns[par], &l_at = l_ats[par];
-        const rs_u64 s = b * RS_GROUP + t;
+        unsigned &l_n = l_ns[par], &l_nb = l_nbs[par], &l_at = l_ats[par];
+        const rs_u64 s = (rs_u64)b * RS_GROUP + t;
         rs_u64 len = 0, o = 0;
         if (s < S) {
             o = rs_seg_off(offsets, kind, s);
@@ -703,39 +806,40 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
             const unsigned at = atomicAdd(&l_n, 1u); /* the list's order changes no bits */
             l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
             l_base[at] = o;
+        } else if (stage && s < S && len > RS_SEG_V && len <= RS_SEG_SHORT) {
+            /* more than a leaf: the lane groups' if the batch is packed (its thread's fold, else) */
+            const unsigned at = RS_GROUP - 1 - atomicAdd(&l_nb, 1u);
+            l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
+            l_base[at] = o;
         }
         if (s < S && len > RS_SEG_TILE) rs_seg_flag_long(queue, len);
         const bool wide = __syncthreads_or(len > RS_SEG_SMALL) != 0;
-        const rs_u64 o0 = s_first, span = s_last - o0;
-        const unsigned n = l_n;
+        /* pool index 0 is value a0: o0 rounded down to a 16-byte boundary when the values are T's and `in` is
+         * 16-byte aligned (then whole 16-byte loads stage them), else o0 */
+        const rs_u64 a0 = vec ? s_first & ~(rs_u64)(RS_SEG_VEC(T) - 1) : s_first;
+        const unsigned sh = (unsigned)(s_first - a0);
+        const rs_u64 span = s_last - a0;
+        const unsigned n = l_n, nb = l_nb;
         if (!wide && span <= stage) { /* packed (block-uniform; never with stage = 0) */
-            if (t == 0) l_ns[par ^ 1] = 0;
-            for (unsigned k0 = t; k0 < (unsigned)span; k0 += RS_SEG_LOADS * RS_GROUP) {
-                T v[RS_SEG_LOADS];
-#pragma unroll
-                for (unsigned j = 0; j < RS_SEG_LOADS; j++)
-                    if (k0 + j * RS_GROUP < (unsigned)span) v[j] = rs_load<T>(src, o0 + k0 + j * RS_GROUP);
-#pragma unroll
-                for (unsigned j = 0; j < RS_SEG_LOADS; j++)
-                    if (k0 + j * RS_GROUP < (unsigned)span) l_pool[k0 + j * RS_GROUP] = v[j];
-            }
+            if (t == 0) l_ns[par ^ 1] = l_nbs[par ^ 1] = 0;
+            rs_seg_stage<Src, T>(src, l_pool, a0, sh, (unsigned)span, vec, t);
             __syncthreads();
-            /* segment s's values from l_pool (its start's distance from o0), the same fold */
-            if (s < S) rs_seg_thread<const T *, Dst, T, Op>(l_pool + (unsigned)(o - o0), out, s, 0, len);
-            /* the listed segments (33 .. 128 values), entry e by the block's group e mod 32; a warp whose groups have
-             * no entry skips the round (warp-uniform) */
-            for (unsigned e0 = t / RS_SEG_LANES * RS_SEG_BATCH; e0 < n; e0 += RS_GROUP / RS_SEG_GROUP) {
-                const unsigned e = e0 + t % RS_SEG_LANES / RS_SEG_GROUP;
-                const bool mine = e < n;
+            /* segment s's values from l_pool (its start's distance from a0), the same fold, up to a leaf */
+            if (s < S && len <= RS_SEG_V) rs_seg_thread<const T *, Dst, T, Op>(l_pool + (unsigned)(o - a0), out, s, 0, len);
+            /* the listed segments (RS_SEG_V + 1 .. 128 values): the n + nb entries, the front's then the back's, entry
+             * e by the block's group e mod 32; a warp whose groups have no entry skips the round (warp-uniform) */
+            for (unsigned e0 = t / RS_SEG_LANES * RS_SEG_BATCH; e0 < n + nb; e0 += RS_GROUP / RS_SEG_GROUP) {
+                const unsigned f = e0 + t % RS_SEG_LANES / RS_SEG_GROUP, e = f < n ? f : f + (RS_GROUP - n - nb);
+                const bool mine = f < n + nb;
                 const rs_u64 sl = mine ? l_seg[e] : 0;
-                const unsigned at = mine ? (unsigned)(l_base[e] - o0) : 0;
+                const unsigned at = mine ? (unsigned)(l_base[e] - a0) : 0;
                 const T w = rs_seg_group_pool<T, Op>(l_pool + at, (unsigned)(sl >> RS_SEG_LEN_SHIFT), mine, k);
                 if (mine && k == 0) rs_put(out, sl & RS_SEG_SEG_MASK, rs_out<Op>(w));
             }
         } else {
             if (t == 0) {
                 l_at = n ? atomicAdd((unsigned *)queue, n) : 0;
-                l_ns[par ^ 1] = 0;
+                l_ns[par ^ 1] = l_nbs[par ^ 1] = 0;
             }
             if (s < S) rs_seg_thread<Src, Dst, T, Op>(src, out, s, o, len);
             __syncthreads();

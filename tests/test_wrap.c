@@ -106,6 +106,98 @@ static int cuda_read(void *dev, int32_t *dst)
     return cudaMemcpy(dst, dev, N * sizeof *dst, cudaMemcpyDeviceToHost) == cudaSuccess;
 }
 
+/* Segmented sums of values and int32 offsets that start 4 bytes past a 16-byte boundary (wrapped interior pointers):
+ * CUDA's seg_check and seg_short read 16 aligned bytes at a time where they can, value by value here. Short segments
+ * (mostly 1 value, some of 5..128: packed batches), int32 sums against the host, float32 sums bit for bit against
+ * the same call from aligned addresses; then a decreasing offset is reported and nothing is written. */
+#define SEG_N 8192 /* two tiles: n <= 16 S takes the packed batches */
+static void segmented_misaligned(void)
+{
+    h_case("wrap cuda: segmented reduce from addresses 4 bytes past 16");
+    static const size_t pattern[] = {1, 1, 1, 7, 1, 1, 40, 1, 0, 1, 3, 1, 20, 1, 1, 128, 1, 5, 1, 33, 1, 1, 32, 4};
+    uint32_t *off = h_malloc((SEG_N + 1) * sizeof *off);
+    size_t S = 0, at = 0;
+    while (at + pattern[S % (sizeof pattern / sizeof pattern[0])] <= SEG_N) {
+        off[S] = (uint32_t)at;
+        at += pattern[S % (sizeof pattern / sizeof pattern[0])];
+        S++;
+    }
+    off[S] = (uint32_t)at;
+    int32_t *xi = h_malloc(SEG_N * sizeof *xi);
+    float *xf = h_malloc(SEG_N * sizeof *xf);
+    h_rng r;
+    h_rng_init(&r, h_seed(8, 0, 0, 0, 0, 0));
+    for (size_t i = 0; i < SEG_N; i++) {
+        xi[i] = (int32_t)h_rng_below(&r, 2000001) - 1000000;
+        xf[i] = (float)xi[i] * 1e-3f + 0.1f;
+    }
+    unsigned char *mem = NULL; /* 16-byte aligned: values at +4 (misaligned) and +16 (aligned), offsets likewise */
+    const size_t vbytes = (SEG_N + 8) * 4, obytes = (SEG_N + 8) * 4;
+    if (!CHECK(cudaMalloc((void **)&mem, 2 * vbytes + 2 * obytes) == cudaSuccess, "cudaMalloc")) goto done;
+    unsigned char *const vm = mem + 4, *const va = mem + vbytes + 16, *const om = mem + 2 * vbytes + 4,
+                         *const oa = mem + 2 * vbytes + obytes + 16;
+    CHECK(cudaMemcpy(om, off, (S + 1) * 4, cudaMemcpyHostToDevice) == cudaSuccess &&
+              cudaMemcpy(oa, off, (S + 1) * 4, cudaMemcpyHostToDevice) == cudaSuccess,
+          "cudaMemcpy offsets");
+    redscan_buffer *bvm = NULL, *bva = NULL, *bom = NULL, *boa = NULL, *out = NULL;
+    if (CHECK_OK(redscan_buffer_wrap_cuda(h_ctx, vm, SEG_N * 4, &bvm), "wrap values +4") &&
+        CHECK_OK(redscan_buffer_wrap_cuda(h_ctx, va, SEG_N * 4, &bva), "wrap values +16") &&
+        CHECK_OK(redscan_buffer_wrap_cuda(h_ctx, om, (S + 1) * 4, &bom), "wrap offsets +4") &&
+        CHECK_OK(redscan_buffer_wrap_cuda(h_ctx, oa, (S + 1) * 4, &boa), "wrap offsets +16") &&
+        CHECK_OK(redscan_buffer_create(h_ctx, S * 4, &out), "out")) {
+        int32_t *got = h_malloc(S * 4), *ref = h_malloc(S * 4);
+        /* int32: the misaligned call against the host */
+        CHECK(cudaMemcpy(vm, xi, SEG_N * 4, cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy values");
+        redscan_reduce_desc di = {REDSCAN_SUM, REDSCAN_INT32, 0, REDSCAN_REDUCE_AUTO, 0};
+        if (CHECK_OK(redscan_segmented_reduce(h_ctx, &di, bvm, REDSCAN_UINT32, bom, S, out), "int32, +4") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, S * 4), "read")) {
+            size_t bad = 0;
+            for (size_t s = 0; s < S; s++) {
+                uint32_t acc = 0;
+                for (uint32_t i = off[s]; i < off[s + 1]; i++) acc += (uint32_t)xi[i];
+                bad += (uint32_t)got[s] != acc;
+            }
+            CHECK(bad == 0, "int32 segmented sums from +4: %zu of %zu segments differ from the host", bad, S);
+        }
+        /* float32: misaligned and aligned, the same bits */
+        CHECK(cudaMemcpy(vm, xf, SEG_N * 4, cudaMemcpyHostToDevice) == cudaSuccess &&
+                  cudaMemcpy(va, xf, SEG_N * 4, cudaMemcpyHostToDevice) == cudaSuccess,
+              "cudaMemcpy values");
+        redscan_reduce_desc df = {REDSCAN_SUM, REDSCAN_FLOAT32, 0, REDSCAN_REDUCE_AUTO, 0};
+        if (CHECK_OK(redscan_segmented_reduce(h_ctx, &df, bvm, REDSCAN_UINT32, bom, S, out), "float32, +4") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, out, 0, got, S * 4), "read") &&
+            CHECK_OK(redscan_segmented_reduce(h_ctx, &df, bva, REDSCAN_UINT32, boa, S, out), "float32, +16") &&
+            CHECK_OK(redscan_buffer_read(h_ctx, out, 0, ref, S * 4), "read"))
+            CHECK(memcmp(got, ref, S * 4) == 0, "float32 segmented sums: other bits from +4 than from +16");
+        /* a decreasing offset at +4: reported, nothing written */
+        const uint32_t big = (uint32_t)SEG_N;
+        const size_t f = S / 2 + 1;
+        memset(got, 0x5a, S * 4);
+        CHECK(cudaMemcpy(om + f * 4, &big, 4, cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy fault");
+        if (CHECK_OK(redscan_buffer_write(h_ctx, out, 0, got, S * 4), "fill")) {
+            const redscan_status st = redscan_segmented_reduce(h_ctx, &df, bvm, REDSCAN_UINT32, bom, S, out);
+            char want[32];
+            snprintf(want, sizeof want, "offsets[%zu]", f);
+            CHECK(st == REDSCAN_ERR_INVALID_ARGUMENT && strstr(redscan_last_error(h_ctx), want),
+                  "decreasing offset at +4: status %d, \"%s\"", (int)st, redscan_last_error(h_ctx));
+            CHECK_OK(redscan_buffer_read(h_ctx, out, 0, ref, S * 4), "read");
+            CHECK(memcmp(got, ref, S * 4) == 0, "decreasing offset at +4: the output was written");
+        }
+        free(got);
+        free(ref);
+    }
+    redscan_buffer_destroy(h_ctx, out);
+    redscan_buffer_destroy(h_ctx, bvm);
+    redscan_buffer_destroy(h_ctx, bva);
+    redscan_buffer_destroy(h_ctx, bom);
+    redscan_buffer_destroy(h_ctx, boa);
+    cudaFree(mem);
+done:
+    free(off);
+    free(xi);
+    free(xf);
+}
+
 static void cuda_cases(const int32_t *x)
 {
     void *stream = NULL;
@@ -127,6 +219,7 @@ static void cuda_cases(const int32_t *x)
         CHECK(cudaMemcpy(&first, mem, 4, cudaMemcpyDeviceToHost) == cudaSuccess && first == x[0],
               "memory unusable after the wrapper was destroyed");
     }
+    segmented_misaligned();
     h_case("wrap cuda: refusals");
     w = NULL;
     int host_var = 0;
