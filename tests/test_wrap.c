@@ -108,20 +108,24 @@ static int cuda_read(void *dev, int32_t *dst)
 
 /* Segmented sums of values and int32 offsets that start 4 bytes past a 16-byte boundary (wrapped interior pointers):
  * CUDA's seg_check and seg_short read 16 aligned bytes at a time where they can, value by value here. Short segments
- * (mostly 1 value, some of 5..128: packed batches), int32 sums against the host, float32 sums bit for bit against
- * the same call from aligned addresses; then a decreasing offset is reported and nothing is written. */
-#define SEG_N 8192 /* two tiles: n <= 16 S takes the packed batches */
+ * (mostly 1 value, some of 5..128: packed batches) and one of 1397, int32 sums against the host, float32 sums and
+ * argmax bit for bit against the same calls from aligned addresses; then a decreasing offset is reported and nothing
+ * is written. */
+#define SEG_N 8192   /* two tiles: n <= 16 S takes the packed batches */
+#define SEG_LONG 1400
 static void segmented_misaligned(void)
 {
     h_case("wrap cuda: segmented reduce from addresses 4 bytes past 16");
     static const size_t pattern[] = {1, 1, 1, 7, 1, 1, 40, 1, 0, 1, 3, 1, 20, 1, 1, 128, 1, 5, 1, 33, 1, 1, 32, 4};
     uint32_t *off = h_malloc((SEG_N + 1) * sizeof *off);
     size_t S = 0, at = 0;
-    while (at + pattern[S % (sizeof pattern / sizeof pattern[0])] <= SEG_N) {
+    while (at + pattern[S % (sizeof pattern / sizeof pattern[0])] <= SEG_N - SEG_LONG) {
         off[S] = (uint32_t)at;
         at += pattern[S % (sizeof pattern / sizeof pattern[0])];
         S++;
     }
+    off[S++] = (uint32_t)at; /* one long segment (argmax: a warp's 16-byte loads from the input) */
+    at += SEG_LONG - 3;
     off[S] = (uint32_t)at;
     int32_t *xi = h_malloc(SEG_N * sizeof *xi);
     float *xf = h_malloc(SEG_N * sizeof *xf);
@@ -169,6 +173,32 @@ static void segmented_misaligned(void)
             CHECK_OK(redscan_segmented_reduce(h_ctx, &df, bva, REDSCAN_UINT32, boa, S, out), "float32, +16") &&
             CHECK_OK(redscan_buffer_read(h_ctx, out, 0, ref, S * 4), "read"))
             CHECK(memcmp(got, ref, S * 4) == 0, "float32 segmented sums: other bits from +4 than from +16");
+        /* float32 argmax: misaligned and aligned, the same indices and values */
+        redscan_buffer *ix = NULL, *vx = NULL;
+        if (CHECK_OK(redscan_buffer_create(h_ctx, S * 8, &ix), "indices") &&
+            CHECK_OK(redscan_buffer_create(h_ctx, S * 4, &vx), "values")) {
+            uint64_t *i4 = h_malloc(S * 8), *i16 = h_malloc(S * 8);
+            if (CHECK_OK(redscan_segmented_argmax(h_ctx, REDSCAN_FLOAT32, bvm, REDSCAN_UINT32, bom, S, ix, vx),
+                         "argmax, +4") &&
+                CHECK_OK(redscan_buffer_read(h_ctx, ix, 0, i4, S * 8), "read") &&
+                CHECK_OK(redscan_buffer_read(h_ctx, vx, 0, got, S * 4), "read") &&
+                CHECK_OK(redscan_segmented_argmax(h_ctx, REDSCAN_FLOAT32, bva, REDSCAN_UINT32, boa, S, ix, vx),
+                         "argmax, +16") &&
+                CHECK_OK(redscan_buffer_read(h_ctx, ix, 0, i16, S * 8), "read") &&
+                CHECK_OK(redscan_buffer_read(h_ctx, vx, 0, ref, S * 4), "read")) {
+                CHECK(memcmp(i4, i16, S * 8) == 0 && memcmp(got, ref, S * 4) == 0,
+                      "float32 segmented argmax: other results from +4 than from +16");
+                size_t best = off[S - 1];
+                for (size_t i = off[S - 1]; i < off[S]; i++)
+                    if (xf[i] > xf[best]) best = i;
+                CHECK(i4[S - 1] == best, "argmax of the long segment: %llu, want %zu", (unsigned long long)i4[S - 1],
+                      best);
+            }
+            free(i4);
+            free(i16);
+        }
+        redscan_buffer_destroy(h_ctx, ix);
+        redscan_buffer_destroy(h_ctx, vx);
         /* a decreasing offset at +4: reported, nothing written */
         const uint32_t big = (uint32_t)SEG_N;
         const size_t f = S / 2 + 1;
