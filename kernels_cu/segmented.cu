@@ -3,8 +3,9 @@
  *
  * seg_short (a thread per segment: up to 32 values folded alone, or for argmin / argmax by a group of 8 lanes when a
  * warp has few such segments; up to a tile queued, except in the reductions' packed batches, staged in shared memory,
- * where a thread folds a segment of up to 4 values and the block's groups of 8 lanes those of 5 .. 128), seg_medium (a warp per queued segment; up to four consecutive ones
- * of at most 128 values by the warp's groups of 8 lanes, one each), seg_tiles (a warp per input tile for the longer
+ * where a thread folds a segment of up to 4 values and the block's groups of 8 lanes those of 5 .. 128), seg_medium
+ * (a warp per queued segment; up to four consecutive ones of at most 128 values by the warp's groups of 8 lanes, one
+ * each), seg_tiles (a warp per input tile for the longer
  * segments, level after level). The warp's tile expression: lane j stands for the coarsened tile's threads j + 32r
  * (r = 0..7), folds their 16 elements (k outer, v inner, from the identity, identity past the chunk), then levels
  * s = 128, 64, 32 of the sequential-addressing tree combine the lane's rows (r with r + 4, r + 2, r + 1) and
@@ -74,9 +75,10 @@ __device__ __forceinline__ unsigned rs_seg_check_at(const void *offsets, int kin
     return rs_seg_check_next(kind, S, n, s, o, s < S ? rs_seg_off(offsets, kind, s + 1) : 0, flags, sticky);
 }
 
-/* A thread checks pieces of 16 bytes of offsets (4 of 32 bits or 2 of 64) where they are 16-byte aligned, RS_SEG_CHECK_U
- * pieces a round, all loaded before any is checked, each piece's successor read once more: a thread an offset,
- * loading it and its successor, read 45 M offsets in 83 us on the H200 (2.2 TB/s), a piece a round in 76. */
+/* A thread checks pieces of 16 bytes of offsets (4 of 32 bits or 2 of 64) where they are 16-byte aligned,
+ * RS_SEG_CHECK_U pieces a round, all loaded before any is checked, each piece's successor read once more. A thread an
+ * offset, loading it and its successor, read 45 M offsets in 83 us on the H200 (2.2 TB/s), a piece a round in 76 us,
+ * four in 70. */
 #define RS_SEG_CHECK_U 4
 __device__ __forceinline__ void rs_seg_check_piece(uint4 u, rs_u64 next, int kind, rs_u64 S, rs_u64 n, rs_u64 s0,
                                                    unsigned *flags, unsigned *sticky)
@@ -390,9 +392,6 @@ __device__ __forceinline__ T rs_seg_team_rows(Src src, rs_u64 cnt, unsigned lane
     return rs_seg_warp_tree<T, Op>(v, lane);
 }
 
-/* A warp's value of a chunk: the tile expression above for a reduction; argmin / argmax need no particular order
- * (rs_op_arg): each lane keeps one best pair of its values, then the shuffles (the rows' 8 pairs a lane took
- * seg_medium to 64 registers; four independent pairs were slower still). */
 /* argmin / argmax of 4-byte values by a warp from the input (rs_arg_src, 16-byte aligned, rs_seg_fast): the values from
  * the first 16-byte boundary on by whole 16 bytes, RS_SEG_ARG_VLOADS of them in flight a lane, the ones before and
  * after it a lane each. Any order gives the same best pair. A lane's 4 values at a time, loaded as pairs with their
@@ -427,6 +426,10 @@ __device__ __forceinline__ T rs_seg_team_arg_vec(const X *p, rs_u64 b0, rs_u64 c
     return rs_seg_warp_tree<T, Op>(v, lane);
 }
 
+/* A warp's value of a chunk: the tile expression above for a reduction; argmin / argmax need no particular order
+ * (rs_op_arg): each lane keeps one best pair of its values, then the shuffles (the rows' 8 pairs a lane took
+ * seg_medium to 64 registers; four independent pairs were slower still); 4-byte values with the fast pair batches
+ * from a 16-byte aligned input by rs_seg_team_arg_vec above. */
 template <typename T, class Op, typename Src, class Idx>
 __device__ __forceinline__ T rs_seg_team(Src src, rs_u64 cnt, unsigned lane, Idx idx)
 {
@@ -863,7 +866,8 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
             rs_seg_stage<Src, T>(src, l_pool, a0, sh, (unsigned)span, vec, t);
             __syncthreads();
             /* segment s's values from l_pool (its start's distance from a0), the same fold, up to a leaf */
-            if (s < S && len <= RS_SEG_V) rs_seg_thread<const T *, Dst, T, Op>(l_pool + (unsigned)(o - a0), out, s, 0, len);
+            if (s < S && len <= RS_SEG_V)
+                rs_seg_thread<const T *, Dst, T, Op>(l_pool + (unsigned)(o - a0), out, s, 0, len);
             /* the listed segments (RS_SEG_V + 1 .. 128 values): the n + nb entries, the front's then the back's, entry
              * e by the block's group e mod 32; a warp whose groups have no entry skips the round (warp-uniform) */
             for (unsigned e0 = t / RS_SEG_LANES * RS_SEG_BATCH; e0 < n + nb; e0 += RS_GROUP / RS_SEG_GROUP) {
