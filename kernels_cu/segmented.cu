@@ -34,6 +34,7 @@
 #define RS_SEG_NONE (~0ull) /* marks: no segment */
 #define RS_SEG_LEN_SHIFT 48 /* a queue entry: the segment index | its length << 48, then its offset */
 #define RS_SEG_SEG_MASK ((1ull << RS_SEG_LEN_SHIFT) - 1)
+#define RS_SEG_DEAL_STATIC 3 /* seg_medium deals this many quarters of the queue evenly, the rest from a counter */
 
 #define RS_SEG_DECREASING 1u /* RS_SEG_FAULT_* of api/src/backend.h */
 #define RS_SEG_NEGATIVE 2u
@@ -915,40 +916,68 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T::v) <= 4 ? 8 : 6)
     rs_seg_short_pairs<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags);
 }
 
-/* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment). The queue is cut into
- * tasks of c consecutive entries, c = m / (the grid's warps) within 1 .. 32 (enough tasks for every warp, few
- * dependent loads per entry); warp w of block b takes tasks 8b + w, then 8 (b + G) + w, ...; its lanes read the
- * task's entries, passed round by shuffles. Runs of entries of at most 128 values go through rs_seg_small_batch. */
+/* One task's entries first .. first + count - 1 (count <= 32) by the warp. */
+template <typename Src, typename Dst, typename T, class Op>
+__device__ __forceinline__ void rs_seg_medium_task(Src src, const rs_u64 *queue, Dst out, rs_u64 first,
+                                                   unsigned count, unsigned lane)
+{
+    const rs_u64 et = first + lane;
+    const rs_u64 my_seg = lane < count ? queue[1 + 2 * et] : 0;
+    const rs_u64 my_base = lane < count ? queue[2 + 2 * et] : 0;
+    for (unsigned j = 0; j < count;) {
+        /* argmin / argmax: the pairs with rs_seg_group's batch (values only in registers; float64 / float16 /
+         * bfloat16 pairs keep a warp a segment) */
+        if constexpr (sizeof(T) <= 8 || (rs_is_arg<Op>::value && rs_seg_fast<T, Op>::on)) {
+            const unsigned nb = rs_seg_small_batch<Src, Dst, T, Op>(src, out, my_seg, my_base, j, count, lane);
+            if (nb) {
+                j += nb;
+                continue;
+            }
+        }
+        const rs_u64 sl = __shfl_sync(0xffffffffu, my_seg, j), base = __shfl_sync(0xffffffffu, my_base, j);
+        const T v = rs_seg_team<T, Op>(src, sl >> RS_SEG_LEN_SHIFT, lane, [=](rs_u64 i) { return base + i; });
+        if (lane == 0) rs_put(out, sl & RS_SEG_SEG_MASK, rs_out<Op>(v));
+        j++;
+    }
+}
+
+/* seg_medium of segmented.cl: the queued segments, a warp each (rs_seg_team over the segment), on a grid of the
+ * blocks that fit at once. The queue's first RS_SEG_DEAL_STATIC / 4 of the entries (the reductions; argmin / argmax:
+ * none) are dealt evenly, warp w taking the w-th share, and the rest are cut into tasks of c consecutive entries
+ * taken from a counter (the word after the queue, zeroed by the host), so that a warp whose segments are long takes
+ * fewer: with tasks of m / (the grid's warps) dealt in turn on the host's grid of 8 blocks an SM (1.6 waves at
+ * seg_medium's 5), 1 .. 2000-value segments took 28 % longer than 1000-value ones for the same bytes (H200, 2^28;
+ * docs/PERFORMANCE.md, "seg_medium's tasks by time"). The next task's number is fetched while the warp works on the
+ * current one. The warp's lanes read a task's entries (up to 32), passed round by shuffles; runs of entries of at
+ * most 128 values go through rs_seg_small_batch. The order in which segments are done changes no bits. */
 template <typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ void rs_seg_medium(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out,
                                               const unsigned *flags)
 {
     if (flags[0]) return;
     const rs_u64 qn = *(const unsigned *)queue, m = qn < q_bound ? qn : q_bound;
+    if (m == 0) return; /* nothing queued (packed batches): no warp's atomic on the counter (+1.5 % over 90 % ones) */
     const unsigned lane = threadIdx.x % RS_SEG_LANES;
-    const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS, per = m / warps;
+    const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS;
+    const rs_u64 w = blockIdx.x * (rs_u64)RS_SEG_ROWS + threadIdx.x / RS_SEG_LANES;
+    /* argmin / argmax all from the counter (their seg_medium_arg spilled 108 bytes with the dealt share beside it) */
+    constexpr unsigned quarters = rs_is_arg<Op>::value ? 0 : RS_SEG_DEAL_STATIC;
+    constexpr unsigned c_div = rs_is_arg<Op>::value ? 4 : 2; /* tasks a warp from the counter, about */
+    const rs_u64 s = quarters * m / (4 * warps), rest0 = s * warps, per = (m - rest0) / (c_div * warps);
     const unsigned c = per < 1 ? 1 : per > RS_SEG_LANES ? RS_SEG_LANES : (unsigned)per;
-    const rs_u64 tasks = (m + c - 1) / c;
-    for (rs_u64 k = blockIdx.x * (rs_u64)RS_SEG_ROWS + threadIdx.x / RS_SEG_LANES; k < tasks; k += warps) {
-        const rs_u64 first = k * c, et = first + lane;
-        const rs_u64 my_seg = lane < c && et < m ? queue[1 + 2 * et] : 0;
-        const rs_u64 my_base = lane < c && et < m ? queue[2 + 2 * et] : 0;
-        const unsigned count = m - first < c ? (unsigned)(m - first) : c;
-        for (unsigned j = 0; j < count;) {
-            /* argmin / argmax: the pairs with rs_seg_group's batch (values only in registers; float64 / float16 /
-             * bfloat16 pairs keep a warp a segment) */
-            if constexpr (sizeof(T) <= 8 || (rs_is_arg<Op>::value && rs_seg_fast<T, Op>::on)) {
-                const unsigned nb = rs_seg_small_batch<Src, Dst, T, Op>(src, out, my_seg, my_base, j, count, lane);
-                if (nb) {
-                    j += nb;
-                    continue;
-                }
-            }
-            const rs_u64 sl = __shfl_sync(0xffffffffu, my_seg, j), base = __shfl_sync(0xffffffffu, my_base, j);
-            const T v = rs_seg_team<T, Op>(src, sl >> RS_SEG_LEN_SHIFT, lane, [=](rs_u64 i) { return base + i; });
-            if (lane == 0) rs_put(out, sl & RS_SEG_SEG_MASK, rs_out<Op>(v));
-            j++;
+    unsigned *const ctr = (unsigned *)(queue + 1 + 2 * q_bound);
+    unsigned k = lane == 0 ? atomicAdd(ctr, 1u) : 0u; /* the first task from the counter, fetched before the share */
+    rs_u64 first = w * s, end = first + s;
+    for (;;) {
+        if (first >= end) {
+            first = rest0 + (rs_u64)__shfl_sync(0xffffffffu, k, 0) * c;
+            if (first >= m) break;
+            end = m - first < c ? m : first + c;
+            k = lane == 0 ? atomicAdd(ctr, 1u) : 0u; /* the next one, fetched while this one runs */
         }
+        const unsigned count = end - first < RS_SEG_LANES ? (unsigned)(end - first) : RS_SEG_LANES;
+        rs_seg_medium_task<Src, Dst, T, Op>(src, queue, out, first, count, lane);
+        first += count;
     }
 }
 
@@ -1109,10 +1138,14 @@ static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, con
     }
     err = rs_launched();
     if (err == cudaSuccess && q_bound > 0) {
+        err = cudaMemsetAsync(qu + 1 + 2 * q_bound, 0, sizeof(rs_u64), stream); /* seg_medium's task counter */
+        if (err != cudaSuccess) return err;
         if constexpr (rs_is_arg<Op>::value)
-            seg_medium_arg<Src, Dst, T, Op><<<grid_medium, RS_GROUP, 0, stream>>>(in, qu, q_bound, dst, flags);
+            seg_medium_arg<Src, Dst, T, Op><<<rs_resident_grid(seg_medium_arg<Src, Dst, T, Op>, grid_medium),
+                                              RS_GROUP, 0, stream>>>(in, qu, q_bound, dst, flags);
         else
-            seg_medium<Src, Dst, T, Op><<<grid_medium, RS_GROUP, 0, stream>>>(in, qu, q_bound, dst, flags);
+            seg_medium<Src, Dst, T, Op><<<rs_resident_grid(seg_medium<Src, Dst, T, Op>, grid_medium), RS_GROUP, 0,
+                                          stream>>>(in, qu, q_bound, dst, flags);
         err = rs_launched();
     }
     for (unsigned level = 0; err == cudaSuccess && levels > 1 && level < levels; level++) {

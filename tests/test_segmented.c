@@ -11,7 +11,8 @@
  *                    multi-chunk segment, random lengths); the widenings at level >= 1 on a rotating subset, all at 2
  *   layouts          one huge segment, many empty, many one-element, power-law lengths, uniform lengths, lengths at
  *                    the limits of CUDA's short path, queued batches and packed batches, then 90 % one-element;
- *                    at level 2 a segment of 2^24 + 5 int8 values (three levels of partials)
+ *                    at level 2 a segment of 2^24 + 5 int8 values (three levels of partials); 16000 segments of
+ *                    33 .. 300 values (more than seg_medium's warps: CUDA's dealt share and counter tasks)
  *   offsets dtypes   INT32, UINT32, INT64, UINT64, offsets not starting at 0, elements before and after the segments
  *                    holding poison (a value that would change the result if read)
  *   position         one segment's content placed at several offsets among different neighbours: the same bits
@@ -88,10 +89,22 @@ static void gen_zero_ties(h_rng *r, redscan_dtype dt, redscan_op op, unsigned ch
 
 /* ---------------------------------------------------------------- layouts */
 
-typedef enum { LAY_MIXED = 0, LAY_HUGE, LAY_EMPTY, LAY_ONES, LAY_POWER, LAY_UNIFORM, LAY_SHORTMIX, LAY_COUNT } layout;
+/* LAY_MANY_MEDIUM (past LAY_COUNT: not in the layout loops) is its own case below */
+typedef enum {
+    LAY_MIXED = 0,
+    LAY_HUGE,
+    LAY_EMPTY,
+    LAY_ONES,
+    LAY_POWER,
+    LAY_UNIFORM,
+    LAY_SHORTMIX,
+    LAY_COUNT,
+    LAY_MANY_MEDIUM = LAY_COUNT
+} layout;
 static const char *lay_name(layout l)
 {
-    static const char *names[] = {"mixed", "huge", "many-empty", "many-ones", "power-law", "uniform", "short-mix"};
+    static const char *names[] = {"mixed",   "huge",      "many-empty", "many-ones", "power-law",
+                                  "uniform", "short-mix", "many-medium"};
     return names[l];
 }
 
@@ -148,6 +161,9 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
         while (S < cap) len[S++] = h_rng_below(r, 10) ? 1 : 2 + (size_t)h_rng_below(r, 99);
         break;
     }
+    case LAY_MANY_MEDIUM: /* every segment queued for seg_medium (33 .. 300 values, too many for packed batches) */
+        while (S < cap) len[S++] = 33 + (size_t)h_rng_below(r, 268);
+        break;
     default: break;
     }
     return S;
@@ -672,6 +688,13 @@ int main(void)
     if (usable(REDSCAN_FLOAT64))
         reduce_case(L == 0 ? REDSCAN_PROD : REDSCAN_SUM, REDSCAN_FLOAT64, REDSCAN_FLOAT64, LAY_SHORTMIX, REDSCAN_UINT32,
                     cap, big, 1, 0);
+    /* more queued segments than seg_medium has warps: on CUDA a GPU of up to 300 SMs deals three quarters of them
+     * evenly and hands the rest out from a counter, several tasks a warp (16000 x 166 values on average; level 0: 4000,
+     * the counter alone) */
+    reduce_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_MANY_MEDIUM, REDSCAN_INT32, L == 0 ? 4000 : 16000,
+                big, 2, 1);
+    reduce_case(REDSCAN_MAX, REDSCAN_INT32, REDSCAN_INT32, LAY_MANY_MEDIUM, REDSCAN_UINT64, L == 0 ? 4000 : 16000, big,
+                1, 0);
     /* a float min over the short paths' limits (CUDA: seg_short's thread with fast leaves; its lane groups were min /
      * max's until the twenty-second session and are argmin / argmax's now) */
     reduce_case(REDSCAN_MIN, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_SHORTMIX, REDSCAN_INT64, cap, big, 1, 0);

@@ -110,7 +110,7 @@ void rs_seg_ws_bytes(const rs_seg_plan *plan, size_t tsize, size_t bytes[4])
     bytes[0] = plan->levels > 1 ? 2 * tiles * tsize : tsize;        /* A: level-1 values */
     bytes[1] = plan->levels > 2 ? 2 * tiles * tsize : tsize;        /* B: levels 2, 3, ... */
     bytes[2] = plan->levels > 1 ? 2 * tiles * sizeof(uint64_t) : 8; /* marks: first[], cont[] */
-    bytes[3] = (size_t)(1 + 2 * plan->queue) * sizeof(uint64_t);    /* the count, then two words per queued segment */
+    bytes[3] = (size_t)(2 + 2 * plan->queue) * sizeof(uint64_t);    /* count, 2 words a queued segment, counter */
 }
 
 redscan_status rs_seg_check_size(redscan_ctx *ctx, const char *fn, uint64_t in_n)
