@@ -3,6 +3,7 @@
 # (without the `large` label) under PoCL's default work-group method (loopvec), then the `opencl` tests again
 # under a second method: cbs where this PoCL has it (PoCL >= 4), else workitemloops (PoCL 3.x, e.g. Debian 12,
 # has no cbs and silently falls back to 'auto' = loopvec when asked for it, which would test nothing new).
+# The later passes leave out the `cli` and `mpi` tests (host layers above the API) and run test_random for 20 s.
 # Ends with CTest's summary of both runs; exits non-zero if either fails.
 # Extra arguments are passed to both ctest runs (e.g. -R reduce).
 # A third run (issue 15) takes the opencl tests at REDSCAN_TEST_LEVEL=0 to Intel's OpenCL CPU runtime
@@ -38,12 +39,18 @@ if [[ -z "$second" ]]; then
 fi
 echo
 echo "== ctest: opencl with POCL_WORK_GROUP_METHOD=$second (REDSCAN_TEST_LEVEL=${REDSCAN_SECOND_TEST_LEVEL:-0})"
+# Later passes (this one and Intel's) leave out the tests of the host layers above the API, labels `cli` (the redscan
+# tool) and `mpi` (libredscan_mpi): their kernels are the other tests' kernels; the first pass runs them. test_random
+# takes REDSCAN_SECOND_RANDOM_SECONDS (default 20) there instead of its 60 s. Together that was about 7 minutes of
+# test time in the two passes of a cold CI run (2026-12-06, docs/PERFORMANCE.md "CI and the README commands").
+later_exclude='large|stress|cli|mpi'
+later_random=${REDSCAN_SECOND_RANDOM_SECONDS:-20}
 # Every algorithm combination again, at the quick level's sizes (REDSCAN_TEST_LEVEL=0), so that the two work-group
 # methods fit in CI's time; REDSCAN_SECOND_TEST_LEVEL=1 runs the full sizes. test_scan takes a subset of its type
 # table here (REDSCAN_TEST_SCAN_SUBSET=1: every block, grid and op, with 9 of its 27 type entries; about 40 % of its
 # programs), since PoCL compiles each program cold and test_scan's cost the second pass 5-6 minutes.
-POCL_WORK_GROUP_METHOD=$second REDSCAN_TEST_LEVEL=${REDSCAN_SECOND_TEST_LEVEL:-0} \
-  REDSCAN_TEST_SCAN_SUBSET=${REDSCAN_TEST_SCAN_SUBSET:-1} ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE 'large|stress' \
+POCL_WORK_GROUP_METHOD=$second REDSCAN_TEST_LEVEL=${REDSCAN_SECOND_TEST_LEVEL:-0} REDSCAN_RANDOM_SECONDS=$later_random \
+  REDSCAN_TEST_SCAN_SUBSET=${REDSCAN_TEST_SCAN_SUBSET:-1} ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE "$later_exclude" \
   -j"$jobs" "$@" 2>&1 | tee build/ctest-second.log || status=1
 
 # Third run: Intel's OpenCL CPU runtime (issue 15; docs/RELIABILITY.md, "Intel's OpenCL CPU runtime"). Only this run
@@ -67,9 +74,9 @@ if [[ $intel == 1 ]] || { [[ $intel == auto ]] && scripts/intel-ocl.sh status >/
     (
       eval "$intel_env"
       export REDSCAN_OPENCL_DEVICE='Intel(R) OpenCL' REDSCAN_TEST_LEVEL=0 REDSCAN_PARITY_MIN_PATHS=2 REDSCAN_TEST_PROGRAM_CACHE=1
-      export REDSCAN_TEST_SCAN_SUBSET=${REDSCAN_TEST_SCAN_SUBSET:-1}
+      export REDSCAN_TEST_SCAN_SUBSET=${REDSCAN_TEST_SCAN_SUBSET:-1} REDSCAN_RANDOM_SECONDS=$later_random
       build/redscan info | sed -n 's/^  opencl backend -> */device: /p' || true
-      ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE 'large|stress' -j"$jobs" "$@"
+      ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE "$later_exclude" -j"$jobs" "$@"
     ) 2>&1 | tee build/ctest-intel.log || status=1
   else
     echo "== Intel's OpenCL CPU runtime could not be installed (REDSCAN_INTEL_OCL=$intel): FAILED"
