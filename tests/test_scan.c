@@ -478,24 +478,9 @@ static void sweep(dataset *d, unsigned stride, unsigned phase, int host)
     }
 }
 
-/* REDSCAN_TEST_SCAN_SUBSET=1 (scripts/test.sh's second work-group method pass, scripts/sanitize.sh): only the table
- * entries below, so that a pass whose point is another way of compiling the same kernels (or the host code under a
- * sanitizer) builds about 40 % of the programs. The first pass runs every entry. The subset keeps a 32-bit and a
- * 64-bit integer (the single-pass slots of one and two words), float32, a widening (the `_t` kernels), and among
- * the narrow entries an 8-bit and a 16-bit integer, float16 and bfloat16 (their own conversions) and a widening to
- * 64 bits. */
-static int g_subset = 0;
-static int in_subset(unsigned ti)
-{
-    static const unsigned keep[] = {0u, 3u, 4u, 8u, NWIDE + 0u, NWIDE + 3u, NWIDE + 4u, NWIDE + 11u, NWIDE + 14u};
-    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
-        if (keep[i] == ti) return 1;
-    return 0;
-}
-
 static int skip_type(unsigned ti)
 {
-    if (g_subset && !in_subset(ti)) return 1;
+    if (!h_type_in_subset(ti)) return 1; /* REDSCAN_TEST_TYPE_SUBSET=1 (harness.c) */
     return !g_have_fp64 && (TYPES[ti].in == REDSCAN_FLOAT64 || TYPES[ti].out == REDSCAN_FLOAT64);
 }
 
@@ -940,11 +925,6 @@ int main(void)
             g_have_fp64 = 0;
             printf("note: the device has no fp64; FLOAT64 cases are skipped\n");
         }
-    }
-    {
-        const char *s = getenv("REDSCAN_TEST_SCAN_SUBSET");
-        g_subset = s && !strcmp(s, "1");
-        if (g_subset) printf("note: REDSCAN_TEST_SCAN_SUBSET=1: table entries 0 3 4 8 and narrow 0 3 4 11 14 only\n");
     }
     double t0 = h_now();
     const int L = h_level();
