@@ -47,12 +47,13 @@ later_exclude='large|stress|cli|mpi'
 later_random=${REDSCAN_SECOND_RANDOM_SECONDS:-20}
 # Every algorithm combination again, at the quick level's sizes (REDSCAN_TEST_LEVEL=0), so that the two work-group
 # methods fit in CI's time; REDSCAN_SECOND_TEST_LEVEL=1 runs the full sizes. test_scan and test_reduce take a subset
-# of their type table here (REDSCAN_TEST_TYPE_SUBSET=1, tests/harness.c: every block, grid, algorithm and op, with 9
+# of their type table here (REDSCAN_TEST_SUBSET=1, tests/harness.c: every block, grid, algorithm and op, with 9
 # of the 27 type entries; about a third of their programs), since PoCL compiles each program cold: test_scan cost the
-# second pass 5-6 minutes with the whole table, test_reduce 104-109 s.
-later_subset=${REDSCAN_TEST_TYPE_SUBSET:-1}
+# second pass 5-6 minutes with the whole table, test_reduce 104-109 s. test_narrow then runs its one-element calls
+# over every float16 / bfloat16 pattern for the specials and a sixteenth of the rest (latency-bound: ~50 s).
+later_subset=${REDSCAN_TEST_SUBSET:-1}
 POCL_WORK_GROUP_METHOD=$second REDSCAN_TEST_LEVEL=${REDSCAN_SECOND_TEST_LEVEL:-0} REDSCAN_RANDOM_SECONDS=$later_random \
-  REDSCAN_TEST_TYPE_SUBSET=$later_subset ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE "$later_exclude" \
+  REDSCAN_TEST_SUBSET=$later_subset ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE "$later_exclude" \
   -j"$jobs" "$@" 2>&1 | tee build/ctest-second.log || status=1
 
 # Third run: Intel's OpenCL CPU runtime (issue 15; docs/RELIABILITY.md, "Intel's OpenCL CPU runtime"). Only this run
@@ -62,7 +63,7 @@ POCL_WORK_GROUP_METHOD=$second REDSCAN_TEST_LEVEL=${REDSCAN_SECOND_TEST_LEVEL:-0
 # (REDSCAN_PARITY_MIN_PATHS=2: fewer is a failure, not a skip). Intel's runtime keeps no compiled programs on disk,
 # so each process would compile every program it uses again: the run uses redscan's program cache
 # (REDSCAN_TEST_PROGRAM_CACHE=1, build/program-cache; on PoCL, PoCL's own cache does that job).
-# test_scan and test_reduce take the same subset of their type table as the second pass (REDSCAN_TEST_TYPE_SUBSET=1):
+# test_scan, test_reduce and test_narrow take the same subsets as the second pass (REDSCAN_TEST_SUBSET=1):
 # test_scan's two shards cost this pass 77 + 124 s cold with the whole table, test_reduce 70 s; the PoCL default pass
 # still runs the whole table.
 intel=${REDSCAN_INTEL_OCL:-auto}
@@ -76,7 +77,7 @@ if [[ $intel == 1 ]] || { [[ $intel == auto ]] && scripts/intel-ocl.sh status >/
     (
       eval "$intel_env"
       export REDSCAN_OPENCL_DEVICE='Intel(R) OpenCL' REDSCAN_TEST_LEVEL=0 REDSCAN_PARITY_MIN_PATHS=2 REDSCAN_TEST_PROGRAM_CACHE=1
-      export REDSCAN_TEST_TYPE_SUBSET=$later_subset REDSCAN_RANDOM_SECONDS=$later_random
+      export REDSCAN_TEST_SUBSET=$later_subset REDSCAN_RANDOM_SECONDS=$later_random
       build/redscan info | sed -n 's/^  opencl backend -> */device: /p' || true
       ctest --test-dir build --output-on-failure --no-tests=error -L opencl -LE "$later_exclude" -j"$jobs" "$@"
     ) 2>&1 | tee build/ctest-intel.log || status=1

@@ -51,19 +51,19 @@ static unsigned g_shard = 0, g_shards = 1; /* 0-based shard of g_shards */
 int h_shard(unsigned key) { return key % g_shards == g_shard; }
 int h_exact_order(void) { return g_exact; }
 
-/* The subset (REDSCAN_TEST_TYPE_SUBSET=1) is for passes whose point is another way of compiling the same kernels
+/* The subset (REDSCAN_TEST_SUBSET=1) is for passes whose point is another way of compiling the same kernels
  * (PoCL's second work-group method, Intel's runtime) or the host code under a sanitizer: the first pass runs every
- * entry. PoCL compiles a program per (kernel family, type, op), so the subset builds about a third of the programs.
- * It keeps a 32-bit and a 64-bit integer (the single-pass slots of one and two words), float32, a widening (the `_t`
+ * case. PoCL compiles a program per (kernel family, type, op), so the type subset builds about a third of the
+ * programs. It keeps a 32-bit and a 64-bit integer (the single-pass slots of one and two words), float32, a widening (the `_t`
  * kernels), and among the narrow entries an 8-bit and a 16-bit integer, float16 and bfloat16 (their own
  * conversions) and a widening to 64 bits: int32, uint64, float32, float32 -> float64; int8, uint16, float16,
  * bfloat16 -> float32, int16 -> int64. */
-static int g_type_subset = 0;
-int h_type_subset(void) { return g_type_subset; }
+static int g_subset = 0;
+int h_subset(void) { return g_subset; }
 int h_type_in_subset(unsigned ti)
 {
     static const unsigned keep[] = {0u, 3u, 4u, 8u, 9u + 0u, 9u + 3u, 9u + 4u, 9u + 11u, 9u + 14u};
-    if (!g_type_subset) return 1;
+    if (!g_subset) return 1;
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
         if (keep[i] == ti) return 1;
     return 0;
@@ -90,10 +90,11 @@ redscan_ctx *h_open(const char *program)
         printf("%s: shard %u of %u\n", program, i, n);
     }
     if ((s = getenv("REDSCAN_TEST_EXACT_ORDER")) && *s) g_exact = atoi(s) != 0;
-    if ((s = getenv("REDSCAN_TEST_TYPE_SUBSET")) && *s) {
-        g_type_subset = !strcmp(s, "1");
-        if (g_type_subset)
-            printf("%s: REDSCAN_TEST_TYPE_SUBSET=1: type table entries 0 3 4 8 and narrow 0 3 4 11 14 only\n", program);
+    if ((s = getenv("REDSCAN_TEST_SUBSET")) && *s) {
+        g_subset = !strcmp(s, "1");
+        if (g_subset)
+            printf("%s: REDSCAN_TEST_SUBSET=1: a covering subset (type table entries 0 3 4 8 and narrow 0 3 4 11 14)\n",
+                   program);
     }
     if ((s = getenv("REDSCAN_TEST_VERBOSE")) && *s) g_verbose = atoi(s) != 0;
     if ((s = getenv("REDSCAN_TEST_FILTER")) && *s) g_filter = s;

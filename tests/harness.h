@@ -45,11 +45,12 @@ int h_program_cache_forced(void);
  * processes (CTest runs them in parallel) share one program's cases; unset: every item. Keys such as the op index
  * make the shards build mostly disjoint OpenCL programs, so that little is compiled twice. */
 int h_shard(unsigned key);
-/* REDSCAN_TEST_TYPE_SUBSET=1 (scripts/test.sh's later passes, scripts/sanitize.sh's ASan step): test_scan and
- * test_reduce run only some entries of their type table (the same 27-entry order in both: 9 wide, then 18 narrow).
- * 1 when entry ti runs: always without the variable. */
+/* REDSCAN_TEST_SUBSET=1 (scripts/test.sh's later passes, scripts/sanitize.sh's ASan step): the tests whose table
+ * costs those passes most run a covering part of it. h_subset(): 1 when the variable is set. h_type_in_subset(ti):
+ * whether entry ti of test_scan's and test_reduce's type table (the same 27-entry order in both: 9 wide, then 18
+ * narrow) runs; always without the variable. test_narrow takes a part of its bit patterns (all_patterns). */
+int h_subset(void);
 int h_type_in_subset(unsigned ti);
-int h_type_subset(void);
 int h_exact_order(void);
 int h_verbose(void);
 double h_now(void);

@@ -1,6 +1,7 @@
 /* test_narrow: the narrow types (docs/SEMANTICS.md, "Narrow types") through the library, against host references
  * written here from the documents (float16 and bfloat16 rounding to nearest even computed in float64):
- *   1. every float16 and bfloat16 bit pattern through a one-element scan (sum, same type: the pattern itself, NaNs
+ *   1. every float16 and bfloat16 bit pattern (REDSCAN_TEST_SUBSET=1: the specials and a sixteenth of the rest)
+ *      through a one-element scan (sum, same type: the pattern itself, NaNs
  *      as the canonical NaN) and a one-element reduce (max, widened to float32: the exact value, NaN payload kept);
  *   2. rounding once on store: float16 / bfloat16 sums and scans over data whose float32 partial sums are all exact,
  *      so every algorithm gives round(exact) whatever its order, including ties to even; and (2b) AUTO sums whose
@@ -115,6 +116,17 @@ static int use_scan(int sweep, int b, int g)
 }
 
 /* ---- 1. every float16 / bfloat16 pattern ---- */
+/* REDSCAN_TEST_SUBSET=1 (the later passes and ASan, tests/harness.h): the patterns whose exponent field is all zeros
+ * or all ones (zeros, subnormals, infinities, NaNs) and a sixteenth of the others, chosen by a multiplicative hash of
+ * the pattern so that every exponent and mantissa bit varies. The 2 x 2 x 65536 one-element calls are latency-bound
+ * (about 50 s on PoCL here whatever the compiler, 166 s under ASan); the first pass runs them all. */
+static int pattern_runs(redscan_dtype dt, uint32_t p)
+{
+    if (!h_subset()) return 1;
+    const uint32_t exp_mask = dt == REDSCAN_FLOAT16 ? 0x7c00u : 0x7f80u, e = p & exp_mask;
+    return e == 0 || e == exp_mask || ((p * 0x9E3779B1u) >> 28) == 0;
+}
+
 static void all_patterns(void)
 {
     for (size_t d = 0; d < 2; d++) {
@@ -125,6 +137,7 @@ static void all_patterns(void)
         size_t bad_scan = 0, bad_reduce = 0, first_scan = 0, first_reduce = 0;
         redscan_reduce_desc rd = {REDSCAN_MAX, dt, REDSCAN_FLOAT32, REDSCAN_REDUCE_AUTO, 0};
         for (uint32_t p = 0; p < 65536; p++) {
+            if (!pattern_runs(dt, p)) continue;
             const uint16_t x = (uint16_t)p;
             uint16_t y = 0;
             float f = 0;

@@ -180,7 +180,7 @@ static int skip_type(const dtpair *t)
 static void family(redscan_op op, unsigned ti, size_t n, h_gen gen, unsigned algo_mask, unsigned api_mask)
 {
     const dtpair *t = &TYPES[ti];
-    if (skip_type(t) || !h_type_in_subset(ti)) return; /* REDSCAN_TEST_TYPE_SUBSET=1 (harness.c) */
+    if (skip_type(t) || !h_type_in_subset(ti)) return; /* REDSCAN_TEST_SUBSET=1 (harness.c) */
     const size_t is = ref_size(t->in), os = ref_size(t->out);
     const uint64_t seed = h_seed(1, (uint64_t)op, ti, n, (uint64_t)gen, 0);
     char ts[40];
@@ -274,7 +274,7 @@ static const redscan_dtype FLOATS[] = {REDSCAN_FLOAT32, REDSCAN_FLOAT64, REDSCAN
 
 /* Whether the targeted cases run (in -> out, op) with ALGOS[ai]: the table entry's algo_mask, so that they reuse the
  * programs the cross product built (an (in, out) pair outside the table: every algorithm; an entry left out by
- * REDSCAN_TEST_TYPE_SUBSET=1: none, since nothing built its programs). */
+ * REDSCAN_TEST_SUBSET=1: none, since nothing built its programs). */
 static int runs_algo(redscan_dtype in, redscan_dtype out, redscan_op op, unsigned ai)
 {
     for (unsigned ti = 0; ti < NTYPES; ti++)
