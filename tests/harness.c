@@ -54,10 +54,10 @@ int h_exact_order(void) { return g_exact; }
 /* The subset (REDSCAN_TEST_SUBSET=1) is for passes whose point is another way of compiling the same kernels
  * (PoCL's second work-group method, Intel's runtime) or the host code under a sanitizer: the first pass runs every
  * case. PoCL compiles a program per (kernel family, type, op), so the type subset builds about a third of the
- * programs. It keeps a 32-bit and a 64-bit integer (the single-pass slots of one and two words), float32, a widening (the `_t`
- * kernels), and among the narrow entries an 8-bit and a 16-bit integer, float16 and bfloat16 (their own
- * conversions) and a widening to 64 bits: int32, uint64, float32, float32 -> float64; int8, uint16, float16,
- * bfloat16 -> float32, int16 -> int64. */
+ * programs. It keeps a 32-bit and a 64-bit integer (the single-pass slots of one and two words), float32, a
+ * widening (the `_t` kernels), and among the narrow entries an 8-bit and a 16-bit integer, float16 and bfloat16
+ * (their own conversions) and a widening to 64 bits: int32, uint64, float32, float32 -> float64; int8, uint16,
+ * float16, bfloat16 -> float32, int16 -> int64. */
 static int g_subset = 0;
 int h_subset(void) { return g_subset; }
 int h_type_in_subset(unsigned ti)

@@ -177,8 +177,8 @@ static void scans(void)
     /* 200: one section with a tail; 5000: several sections for every block scan (the largest, coarsened, is 2048);
      * 70000: two levels of totals for the 256-value blocks (once, int32). Each type runs inclusive at one size and
      * exclusive at the other, alternating by type: every block x grid still meets both modes at both sizes, and
-     * every type both modes (Oclgrind interprets every work-item: the 4 x 2 cases per type took the gpu scan job
-     * 274 s of the step's 407 on a cold CI run, 2026-12-06). */
+     * every type both modes (Oclgrind interprets every work-item; the gpu scan job took 274 s of the step's 407 on a
+     * cold CI run, 2026-12-06). */
     static const size_t sizes[] = {200, 5000};
     for (int b = REDSCAN_BLOCK_KOGGE_STONE; b <= REDSCAN_BLOCK_COARSENED; b++)
         for (int g = REDSCAN_GRID_AUTO; g <= REDSCAN_GRID_SINGLE_PASS; g++) {

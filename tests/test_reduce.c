@@ -15,7 +15,8 @@
  * element of the output type (the bytes after it stay untouched); the host forms give the same bits.
  *
  * Sizes: the whole cross product up to 65537 (and three random sizes); at >= 2^20 a rotating subset in which
- * every op, dtype and algorithm still appears. Targeted cases: signed zeros, widened sums that overflow the
+ * every op, dtype and algorithm still appears. REDSCAN_TEST_SUBSET=1 (the later passes and ASan: tests/harness.c)
+ * runs 9 of the 27 table entries, as test_scan does. Targeted cases: signed zeros, widened sums that overflow the
  * narrow type, 2^24 + 1 ones (a float size computation drops the last element).
  *
  * The narrow types (int8, uint8, int16, uint16, float16, bfloat16; DESIGN "Narrow types") are 18 more entries of the
