@@ -46,11 +46,11 @@ int h_program_cache_forced(void);
  * make the shards build mostly disjoint OpenCL programs, so that little is compiled twice. */
 int h_shard(unsigned key);
 /* REDSCAN_TEST_SUBSET=1 (scripts/test.sh's later passes, scripts/sanitize.sh's ASan step): the tests whose table
- * costs those passes most run a covering part of it. h_subset(): 1 when the variable is set. h_type_in_subset(ti):
- * whether entry ti of test_scan's and test_reduce's type table (the same 27-entry order in both: 9 wide, then 18
- * narrow) runs; always without the variable. test_narrow takes a part of its bit patterns (all_patterns). */
+ * costs those passes most run a covering part of it. h_subset(): 1 when the variable is set.
+ * h_type_in_subset(in, out): whether test_scan's and test_reduce's type-table entry in -> out runs (9 of their 27;
+ * always without the variable). test_narrow takes a part of its bit patterns (all_patterns). */
 int h_subset(void);
-int h_type_in_subset(unsigned ti);
+int h_type_in_subset(redscan_dtype in, redscan_dtype out);
 int h_exact_order(void);
 int h_verbose(void);
 double h_now(void);

@@ -181,7 +181,7 @@ static int skip_type(const dtpair *t)
 static void family(redscan_op op, unsigned ti, size_t n, h_gen gen, unsigned algo_mask, unsigned api_mask)
 {
     const dtpair *t = &TYPES[ti];
-    if (skip_type(t) || !h_type_in_subset(ti)) return; /* REDSCAN_TEST_SUBSET=1 (harness.c) */
+    if (skip_type(t) || !h_type_in_subset(t->in, t->out)) return; /* REDSCAN_TEST_SUBSET=1 (harness.c) */
     const size_t is = ref_size(t->in), os = ref_size(t->out);
     const uint64_t seed = h_seed(1, (uint64_t)op, ti, n, (uint64_t)gen, 0);
     char ts[40];
@@ -280,7 +280,7 @@ static int runs_algo(redscan_dtype in, redscan_dtype out, redscan_op op, unsigne
 {
     for (unsigned ti = 0; ti < NTYPES; ti++)
         if (TYPES[ti].in == in && TYPES[ti].out == out)
-            return h_type_in_subset(ti) && ((algo_mask(ti, (unsigned)op) >> ai) & 1u);
+            return h_type_in_subset(in, out) && ((algo_mask(ti, (unsigned)op) >> ai) & 1u);
     return 1;
 }
 
