@@ -4,10 +4,13 @@
 #   - REDSCAN_CUDA_ARCHS set: those architectures (e.g. "90", "80;90").
 #   - nvcc here and a GPU visible to nvidia-smi: the architectures of the GPUs present (nvcc's time grows with each
 #     one: five architectures took 27 minutes on two cores).
-#   - nvcc here, no GPU, CI=true: compute_90 PTX alone ("90-virtual"), so that CI still compiles and links the CUDA
-#     backend. Nothing runs it there, and ptxas (PTX to sm_90 machine code) was about 40 % of nvcc's time (93 of 235 s
-#     for scan_single_pass.cu, 2026-12-06); every GPU run builds the machine code (scripts/gpu-check.sh), so ptxas's
-#     own checks (inline asm, resources) are made there.
+#   - nvcc here, no GPU, CI=true: compute_90 PTX alone ("90-virtual"), unoptimised (REDSCAN_CUDA_CHECK_ONLY=ON: cicc
+#     -O0), so that CI still compiles and links the CUDA backend. Nothing runs it there; ptxas (PTX to sm_90 machine
+#     code) was about 40 % of nvcc's time (93 of 235 s for scan_single_pass.cu, 2026-12-06) and cicc's optimiser most
+#     of the rest (segmented_scan.cu to PTX: 116 s, 30 s at -O0, 2026-12-07). Every GPU run builds optimised machine
+#     code (scripts/gpu-check.sh), so ptxas's own checks (inline asm, resources) are made there.
+#   Every other case prints REDSCAN_CUDA_CHECK_ONLY=OFF, so a build folder reused from a CI-style build gets
+#   optimised device code again.
 #   - nvcc here, no GPU, otherwise: no CUDA backend (it could not run here); the library says so at run time.
 #     REDSCAN_CUDA_ARCHS=90 builds it anyway.
 set -euo pipefail
@@ -15,6 +18,7 @@ have_nvcc=0
 { command -v nvcc >/dev/null 2>&1 || [[ -n "${CUDACXX:-}" ]] || [[ -x /usr/local/cuda/bin/nvcc ]]; } && have_nvcc=1
 if [[ -n "${REDSCAN_CUDA_ARCHS:-}" ]]; then
   echo "-DCMAKE_CUDA_ARCHITECTURES=$REDSCAN_CUDA_ARCHS"
+  echo "-DREDSCAN_CUDA_CHECK_ONLY=OFF"
   exit 0
 fi
 [[ $have_nvcc == 1 ]] || exit 0 # CMake finds no CUDA compiler and builds OpenCL alone
@@ -22,8 +26,10 @@ caps=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr
   | paste -sd ';' || true)
 if [[ -n $caps ]]; then
   echo "-DCMAKE_CUDA_ARCHITECTURES=$caps"
+  echo "-DREDSCAN_CUDA_CHECK_ONLY=OFF"
 elif [[ "${CI:-}" == true ]]; then
   echo "-DCMAKE_CUDA_ARCHITECTURES=90-virtual"
+  echo "-DREDSCAN_CUDA_CHECK_ONLY=ON"
 else
   echo "cuda-args: nvcc is here but no NVIDIA GPU: building without the CUDA backend (REDSCAN_CUDA_ARCHS=90 builds it)" >&2
   echo "-DREDSCAN_WITH_CUDA=OFF"
