@@ -9,10 +9,10 @@
 #     code) was about 40 % of nvcc's time (93 of 235 s for scan_single_pass.cu, 2026-12-06) and cicc's optimiser most
 #     of the rest (segmented_scan.cu to PTX: 116 s, 30 s at -O0, 2026-12-07). Every GPU run builds optimised machine
 #     code (scripts/gpu-check.sh), so ptxas's own checks (inline asm, resources) are made there.
-#   Every other case prints REDSCAN_CUDA_CHECK_ONLY=OFF, so a build folder reused from a CI-style build gets
-#   optimised device code again.
 #   - nvcc here, no GPU, otherwise: no CUDA backend (it could not run here); the library says so at run time.
 #     REDSCAN_CUDA_ARCHS=90 builds it anyway.
+# Every case but CI's prints REDSCAN_CUDA_CHECK_ONLY=OFF, so a build folder reused from a CI-style build gets optimised
+# device code again.
 set -euo pipefail
 have_nvcc=0
 { command -v nvcc >/dev/null 2>&1 || [[ -n "${CUDACXX:-}" ]] || [[ -x /usr/local/cuda/bin/nvcc ]]; } && have_nvcc=1
@@ -33,4 +33,5 @@ elif [[ "${CI:-}" == true ]]; then
 else
   echo "cuda-args: nvcc is here but no NVIDIA GPU: building without the CUDA backend (REDSCAN_CUDA_ARCHS=90 builds it)" >&2
   echo "-DREDSCAN_WITH_CUDA=OFF"
+  echo "-DREDSCAN_CUDA_CHECK_ONLY=OFF"
 fi
