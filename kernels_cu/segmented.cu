@@ -598,16 +598,34 @@ __device__ __forceinline__ void rs_seg_flag_long(rs_u64 *queue, rs_u64 len)
     atomicOr(reinterpret_cast<unsigned *>(queue) + 1, len > (rs_u64)RS_SEG_TILE * RS_SEG_TILE ? 3u : 1u);
 }
 
+/* argmin / argmax of len values src[o ..] by one thread: any order gives the same best pair, so a plain left fold, by
+ * fours (rs_seg_leaf's batches, the identity past the segment) where rs_seg_fast applies. */
+template <typename Src, typename T, class Op> __device__ __forceinline__ T rs_seg_arg_fold(Src src, rs_u64 o, unsigned len)
+{
+    T a = Op::identity();
+    if constexpr (rs_seg_fast<T, Op>::on) {
+        for (unsigned i = 0; i < len; i += RS_SEG_V) {
+            T x[RS_SEG_V];
+#pragma unroll
+            for (unsigned v = 0; v < RS_SEG_V; v++) x[v] = i + v < len ? rs_load<T>(src, o + i + v) : Op::identity();
+            a = rs_seg_leaf<T, Op>(a, x);
+        }
+    } else {
+        for (unsigned i = 0; i < len; i++) a = Op::combine(a, rs_load<T>(src, o + i));
+    }
+    return a;
+}
+
 /* argmin / argmax's seg_short (segmented.cl's seg_short over pairs): a thread per segment, offsets read coalesced.
  * Empty: the empty value (the identity). Up to RS_SEG_SHORT values: the thread's left fold (any order gives the same
  * best pair), or, in a warp with at most four segments of RS_SEG_V + 1 .. RS_SEG_SHORT values, a group of 8 lanes
  * each (rs_seg_group<1>): a thread's fold cost the warp, and at the barrier its block, one compare chain as long as
  * its longest segment (H200, 90 % one-element segments: argmax -18 %). min / max had the groups too until their leaves
  * took PTX min.NaN / max.NaN (rs_seg_leaf); on sums and products they cost 4-5 % (docs/PERFORMANCE.md, "seg_short's
- * lane groups"). Up to RS_SEG_TILE: queued for seg_medium_arg. Pairs take no packed batches (below): with them, at
- * seg_short_arg's bound of 32 registers, ptxas spilled 80-1824 bytes, and 80-180 with the pairs unstaged in one body
- * with the reductions' (docs/PERFORMANCE.md, "packed batches in seg_short"): so this batch loop is kept apart from
- * rs_seg_short's. */
+ * lane groups"). Up to RS_SEG_TILE: queued for seg_medium_arg. Launches that can pack, over 4-byte values that
+ * rs_seg_fast takes, run rs_seg_short instead (seg_short_arg_packed, below), its pool holding the values; this loop
+ * is kept apart from rs_seg_short's for the others: a pool of pairs spilled 80-1824 bytes at 32 registers, and the
+ * pairs unstaged in one body with the reductions' 80-180 (docs/PERFORMANCE.md, "packed batches in seg_short"). */
 template <typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ void rs_seg_short_pairs(Src src, const void *offsets, int kind, rs_u64 S, Dst out,
                                                    rs_u64 *queue, const unsigned *flags)
@@ -637,19 +655,7 @@ __device__ __forceinline__ void rs_seg_short_pairs(Src src, const void *offsets,
             if (len == 0) {
                 rs_put(out, s, rs_seg_empty_for<T, Op>(out));
             } else if (len <= RS_SEG_SHORT && !(grouped && len > RS_SEG_V)) {
-                T a = Op::identity(); /* any order: a plain left fold */
-                if constexpr (rs_seg_fast<T, Op>::on) { /* by fours, the identity past the segment */
-                    for (unsigned i = 0; i < len; i += RS_SEG_V) {
-                        T x[RS_SEG_V];
-#pragma unroll
-                        for (unsigned v = 0; v < RS_SEG_V; v++)
-                            x[v] = i + v < len ? rs_load<T>(src, o + i + v) : Op::identity();
-                        a = rs_seg_leaf<T, Op>(a, x);
-                    }
-                } else {
-                    for (unsigned i = 0; i < len; i++) a = Op::combine(a, rs_load<T>(src, o + i));
-                }
-                rs_put(out, s, a);
+                rs_put(out, s, rs_seg_arg_fold<Src, T, Op>(src, o, (unsigned)len));
             } else if (len > RS_SEG_SHORT && len <= RS_SEG_TILE) {
                 const unsigned at = atomicAdd(&l_n, 1u); /* the queue's order changes no bits */
                 l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
@@ -679,7 +685,7 @@ __device__ __forceinline__ void rs_seg_short_pairs(Src src, const void *offsets,
 }
 
 /* The reductions' seg_short moves its values in *packed batches* (CUDA-only data movement; the operands and their
- * order are unchanged, so the bits are): a batch of 256 segments none of which holds more than RS_SEG_SMALL = 128
+ * order are unchanged, so the bits are; argmin / argmax of 4-byte values too, rs_arg_pool below): a batch of 256 segments none of which holds more than RS_SEG_SMALL = 128
  * values, with at most RS_SEG_STAGE_BYTES of values in all (nearly every batch of one-element-heavy data), is one
  * range of the input. The block copies it into shared memory (rs_seg_stage: by cp.async where it can) and reduces every
  * segment from there: a thread per segment of up to 4 values, one leaf (rs_seg_thread), and its segments of 5 .. 128
@@ -742,12 +748,14 @@ __device__ __forceinline__ void rs_seg_stage(Src src, T *pool, rs_u64 a0, unsign
 }
 /* The reductions' fold of segment s (< S) of len values at o by its thread: the empty value, or up to RS_SEG_SHORT
  * values (the tile's threads 0..7 hold four values each, the others the identity, so of the tree only s = 4, 2, 1
- * change anything). A longer segment is left alone. */
+ * change anything; argmin / argmax: rs_seg_arg_fold). A longer segment is left alone. */
 template <typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ void rs_seg_thread(Src src, Dst out, rs_u64 s, rs_u64 o, rs_u64 len)
 {
     if (len == 0) {
         rs_put(out, s, rs_seg_empty_for<T, Op>(out));
+    } else if (rs_is_arg<Op>::value && len <= RS_SEG_SHORT) {
+        if constexpr (rs_is_arg<Op>::value) rs_put(out, s, rs_seg_arg_fold<Src, T, Op>(src, o, (unsigned)len));
     } else if (len <= RS_SEG_SHORT) {
         T a[8];
 #pragma unroll
@@ -805,8 +813,56 @@ __device__ __forceinline__ T rs_seg_group_pool(const T *seg, unsigned cnt, bool 
     return rs_seg_group_shfl<T, Op>(rs_seg_group_levels<T, Op>(leaf), k);
 }
 
-/* seg_short of segmented.cl for the reductions: level 0 for every segment of up to RS_SEG_TILE elements, a thread per
- * segment (offsets read coalesced): rs_seg_thread's fold up to RS_SEG_SHORT values (the sums and products keep the
+/* argmin / argmax in packed batches: the pool holds the values (X), not the pairs (16 bytes each, and at 32
+ * registers the staged pair fold spilled 80-1824 bytes); value i of the input is pool[i - a0], its pair (pool[i - a0],
+ * i). rs_seg_pooling names the pool's element type and the source it is staged from: the reductions stage src's
+ * values converted to T, argmin / argmax the input's values as they are. */
+template <typename X> struct rs_arg_pool {
+    const X *p;
+    rs_u64 a0;
+};
+template <typename T, typename X> __device__ __forceinline__ T rs_load(const rs_arg_pool<X> s, rs_u64 i)
+{
+    return T{s.p[(unsigned)(i - s.a0)], i};
+}
+template <typename Src, typename T> struct rs_seg_pooling {
+    typedef T P;
+    typedef Src From;
+    static __device__ __forceinline__ From from(Src s) { return s; }
+};
+template <typename X> struct rs_seg_pooling<rs_arg_src<X>, rs_argp<X>> {
+    typedef X P;
+    typedef const X *From;
+    static __device__ __forceinline__ From from(rs_arg_src<X> s) { return s.p; }
+};
+
+/* argmin / argmax of a segment of up to RS_SEG_SMALL values at pool[at ..] (input index base ..) by a group of 8
+ * lanes, for the types rs_seg_fast takes: lane k takes values k, k + 8, ... (any order gives the same best pair): their
+ * min / max m (one instruction a value), then the first of them equal to m (== counts -0 and +0 equal, as rs_before
+ * does), or, when m is NaN, its pairs one by one. Two passes over shared memory, one value held: rs_seg_group<4>'s 16
+ * values held would not fit seg_short's 32 registers. All 32 lanes call it; the result is lane k = 0's. */
+template <typename X, typename T, class Op>
+__device__ __forceinline__ T rs_seg_group_arg_pool(const X *seg, rs_u64 base, unsigned cnt, bool mine, unsigned k)
+{
+    T w = Op::identity();
+    const unsigned c = mine ? cnt : 0;
+    if (k < c) {
+        X m = seg[k];
+        for (unsigned i = k + RS_SEG_GROUP; i < c; i += RS_SEG_GROUP) m = rs_seg_fast<T, Op>::f(m, seg[i]);
+        if (!(m != m)) {
+            unsigned i = k;
+            while (!(seg[i] == m)) i += RS_SEG_GROUP; /* m is one of the values */
+            w = T{seg[i], base + i};
+        } else {
+            for (unsigned i = k; i < c; i += RS_SEG_GROUP) w = Op::combine(w, T{seg[i], base + i});
+        }
+    }
+    return rs_seg_group_shfl<T, Op>(w, k);
+}
+
+/* seg_short of segmented.cl for the reductions (and for argmin / argmax in seg_short_arg_packed's launches): level 0
+ * for every segment of up to RS_SEG_TILE elements, a thread per segment (offsets read coalesced): rs_seg_thread's fold
+ * up to RS_SEG_SHORT values (the sums and products keep the
  * thread's fold from global memory: lane groups cost them 4-5 %, docs/PERFORMANCE.md, "seg_short's lane groups");
  * longer ones up to RS_SEG_TILE are listed from the front of the list, then reduced from shared memory (a packed batch,
  * above) or queued for seg_medium; in launches that can pack, those of RS_SEG_V + 1 .. RS_SEG_SHORT values from its
@@ -819,15 +875,17 @@ template <typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
                                              const unsigned *flags, const rs_u64 *runs, unsigned stage)
 {
-    extern __shared__ __align__(16) unsigned char rs_seg_dyn[]; /* stage values of T (dynamic: see rs_seg_launch) */
-    T *const l_pool = reinterpret_cast<T *>(rs_seg_dyn);
+    typedef rs_seg_pooling<Src, T> PL; /* the pool's values: T's, or the input's for argmin / argmax */
+    typedef typename PL::P P;
+    extern __shared__ __align__(16) unsigned char rs_seg_dyn[]; /* stage values of P (dynamic: see rs_seg_launch) */
+    P *const l_pool = reinterpret_cast<P *>(rs_seg_dyn);
     __shared__ rs_u64 l_segs[2][RS_GROUP], l_bases[2][RS_GROUP];
     __shared__ unsigned l_ns[2], l_nbs[2], l_ats[2]; /* the list's entries: l_n from the front, l_nb from the back */
     __shared__ rs_u64 s_first, s_last; /* the batch's first value's index and its last value's + 1 */
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
     S = rs_seg_count(runs, S);
     const unsigned t = threadIdx.x, k = t % RS_SEG_GROUP;
-    const bool vec = rs_seg_vec_ok<Src, T>(src);
+    const bool vec = rs_seg_vec_ok<typename PL::From, P>(PL::from(src));
     /* 32-bit batch numbers: S + 1 offsets of 4 bytes or more fit in memory, so S / 256 < 2^32 (a register pair less) */
     const unsigned batches = (unsigned)((S + RS_GROUP - 1) / RS_GROUP);
     if (t == 0) l_ns[0] = l_ns[1] = l_nbs[0] = l_nbs[1] = 0;
@@ -858,25 +916,34 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
         const bool wide = __syncthreads_or(len > RS_SEG_SMALL) != 0;
         /* pool index 0 is value a0: o0 rounded down to a 16-byte boundary when the values are T's and `in` is
          * 16-byte aligned (then whole 16-byte loads stage them), else o0 */
-        const rs_u64 a0 = vec ? s_first & ~(rs_u64)(RS_SEG_VEC(T) - 1) : s_first;
+        const rs_u64 a0 = vec ? s_first & ~(rs_u64)(RS_SEG_VEC(P) - 1) : s_first;
         const unsigned sh = (unsigned)(s_first - a0);
         const rs_u64 span = s_last - a0;
         const unsigned n = l_n, nb = l_nb;
         if (!wide && span <= stage) { /* packed (block-uniform; never with stage = 0) */
             if (t == 0) l_ns[par ^ 1] = l_nbs[par ^ 1] = 0;
-            rs_seg_stage<Src, T>(src, l_pool, a0, sh, (unsigned)span, vec, t);
+            rs_seg_stage<typename PL::From, P>(PL::from(src), l_pool, a0, sh, (unsigned)span, vec, t);
             __syncthreads();
             /* segment s's values from l_pool (its start's distance from a0), the same fold, up to a leaf */
-            if (s < S && len <= RS_SEG_V)
+            if constexpr (rs_is_arg<Op>::value) {
+                if (s < S && len <= RS_SEG_V)
+                    rs_seg_thread<rs_arg_pool<P>, Dst, T, Op>(rs_arg_pool<P>{l_pool, a0}, out, s, o, len);
+            } else if (s < S && len <= RS_SEG_V) {
                 rs_seg_thread<const T *, Dst, T, Op>(l_pool + (unsigned)(o - a0), out, s, 0, len);
+            }
             /* the listed segments (RS_SEG_V + 1 .. 128 values): the n + nb entries, the front's then the back's, entry
              * e by the block's group e mod 32; a warp whose groups have no entry skips the round (warp-uniform) */
             for (unsigned e0 = t / RS_SEG_LANES * RS_SEG_BATCH; e0 < n + nb; e0 += RS_GROUP / RS_SEG_GROUP) {
                 const unsigned f = e0 + t % RS_SEG_LANES / RS_SEG_GROUP, e = f < n ? f : f + (RS_GROUP - n - nb);
                 const bool mine = f < n + nb;
                 const rs_u64 sl = mine ? l_seg[e] : 0;
-                const unsigned at = mine ? (unsigned)(l_base[e] - a0) : 0;
-                const T w = rs_seg_group_pool<T, Op>(l_pool + at, (unsigned)(sl >> RS_SEG_LEN_SHIFT), mine, k);
+                const rs_u64 base = mine ? l_base[e] : a0;
+                const unsigned at = (unsigned)(base - a0), cnt = (unsigned)(sl >> RS_SEG_LEN_SHIFT);
+                T w;
+                if constexpr (rs_is_arg<Op>::value)
+                    w = rs_seg_group_arg_pool<P, T, Op>(l_pool + at, base, cnt, mine, k);
+                else
+                    w = rs_seg_group_pool<T, Op>(l_pool + at, cnt, mine, k);
                 if (mine && k == 0) rs_put(out, sl & RS_SEG_SEG_MASK, rs_out<Op>(w));
             }
         } else {
@@ -914,6 +981,19 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T::v) <= 4 ? 8 : 6)
     seg_short_arg(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue, const unsigned *flags)
 {
     rs_seg_short_pairs<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags);
+}
+
+/* argmin / argmax of 4-byte values where rs_seg_fast applies (float32, int32, uint32), in launches that can pack:
+ * the reductions' seg_short (rs_seg_short) over pairs, its pool holding the values (rs_arg_pool), the lane groups
+ * rs_seg_group_arg_pool; 8 blocks per SM as seg_short_arg. Over 90 % one-element segments (H100, 2^28 float32
+ * argmax) seg_short_arg and seg_medium_arg took 0.84 + 0.62 ms and this kernel 1.11 with seg_medium_arg idle; the
+ * call 1.55 -> 1.17 ms (docs/PERFORMANCE.md, "Segmented argmin / argmax in packed batches"). */
+template <typename Src, typename Dst, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP, 8)
+    seg_short_arg_packed(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
+                         const unsigned *flags, unsigned stage)
+{
+    rs_seg_short<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, nullptr, stage);
 }
 
 /* One task's entries first .. first + count - 1 (count <= 32) by the warp. */
@@ -1123,9 +1203,21 @@ static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, con
 {
     cudaError_t err = cudaMemsetAsync(qu, 0, sizeof(rs_u64), stream); /* the queue's count and flags */
     if (err != cudaSuccess) return err;
-    if constexpr (rs_is_arg<Op>::value)
-        seg_short_arg<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags);
-    else {
+    if constexpr (rs_is_arg<Op>::value) {
+        /* packed batches as the reductions' below, for 4-byte values that rs_seg_fast takes (8-byte ones: not
+         * measured; float64, float16, bfloat16: no fast fold for rs_seg_group_arg_pool) */
+        typedef typename rs_seg_pooling<Src, T>::P P;
+        constexpr unsigned values = RS_SEG_STAGE_BYTES / sizeof(P);
+        bool packed = false;
+        if constexpr (sizeof(P) == 4 && rs_seg_fast<T, Op>::on) {
+            packed = tiles * RS_SEG_TILE <= (rs_u64)(values / RS_GROUP) * S;
+            if (packed)
+                seg_short_arg_packed<Src, Dst, T, Op><<<grid_short, RS_GROUP, values * sizeof(P), stream>>>(
+                    in, offsets, kind, S, dst, qu, flags, values);
+        }
+        if (!packed)
+            seg_short_arg<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags);
+    } else {
         /* Packed batches only where the mean segment is short enough for a batch of 256 to fit (n <= 16 S for 4-byte
          * values, 8 S for 8-byte ones), and not for reduce by key (live: its run count is on the device): the pool is dynamic shared
          * memory, so the other launches keep the L1 cache that the threads' own loads use (with a static pool the

@@ -351,6 +351,7 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
                    int exclusive, const rs_u64 *runs, unsigned long long *tickets, unsigned long long *team_n,
                    rs_u64 *team, unsigned *longs)
 {
+    __shared__ rs_u64 s_pre[RS_GROUP][2]; /* the next batch's offsets s, s + 1 of this thread (cp.async, below) */
     __shared__ T pool[RS_SS_PADDED(RS_SS_CAP)]; /* the staged values */
     /* a round's staged segments by class, as positions in pool: 9..64, 65..128 and 129..256 values (groups of 8, 16
      * and 32 lanes) */
@@ -373,12 +374,27 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
      * 1000-value segments is 256 K values, one of single values 1.5 K), and with fixed batches per block the blocks
      * with two of the heaviest finished last (H100, 2^28 values in segments of 1000: 1048 batches, 792 blocks) */
     rs_u64 next = 0;
+    bool pre = false; /* block-uniform: s_pre holds this batch's offsets */
+    const bool narrow_off = kind == RS_INT32 || kind == RS_UINT32;
     for (rs_u64 b = blockIdx.x; b < batches; b = next) {
         const rs_u64 s = b * RS_GROUP + t;
         rs_u64 o = 0, len = 0;
         if (s < S) {
-            o = rs_ss_off(offsets, kind, s);
-            len = rs_ss_off(offsets, kind, s + 1) - o;
+            if (pre) {
+                rs_copy_async_wait();
+                if (narrow_off) {
+                    const unsigned u0 = *reinterpret_cast<const unsigned *>(&s_pre[t][0]),
+                                   u1 = *reinterpret_cast<const unsigned *>(&s_pre[t][1]);
+                    o = kind == RS_INT32 ? (rs_u64)(long long)(int)u0 : (rs_u64)u0;
+                    len = (kind == RS_INT32 ? (rs_u64)(long long)(int)u1 : (rs_u64)u1) - o;
+                } else {
+                    o = s_pre[t][0];
+                    len = s_pre[t][1] - o;
+                }
+            } else {
+                o = rs_ss_off(offsets, kind, s);
+                len = rs_ss_off(offsets, kind, s + 1) - o;
+            }
         }
         if (t == 0) { /* s < S: b < batches */
             s_next = gridDim.x + atomicAdd(tickets, 1ull);
@@ -392,6 +408,25 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
         const bool wide = __syncthreads_or(len > RS_SS_GMAX) != 0;
         const rs_u64 o0 = s_first, span = s_last - o0;
         next = s_next;
+        /* The next batch's offsets, in flight while this one is staged and scanned: each thread copies its own two
+         * into its own pair of s_pre and waits for them at that batch's start (no barrier: no other thread reads
+         * them, and this batch's were read before the vote above). Loaded at the batch's start, they were the first
+         * of two dependent round trips a batch (offsets, then values); the float32 segmented scan over 90 %
+         * one-element segments went from 1.39 to 1.32 ms (H100, 2^28; docs/PERFORMANCE.md, "Segmented argmin /
+         * argmax in packed batches; seg_scan_short's offsets a batch early"). */
+        pre = next < batches;
+        if (pre) {
+            const rs_u64 sn = next * RS_GROUP + t;
+            if (sn < S) {
+                if (narrow_off) {
+                    rs_copy_async<4>(&s_pre[t][0], static_cast<const unsigned *>(offsets) + sn);
+                    rs_copy_async<4>(&s_pre[t][1], static_cast<const unsigned *>(offsets) + sn + 1);
+                } else {
+                    rs_copy_async<8>(&s_pre[t][0], static_cast<const rs_u64 *>(offsets) + sn);
+                    rs_copy_async<8>(&s_pre[t][1], static_cast<const rs_u64 *>(offsets) + sn + 1);
+                }
+            }
+        }
         /* A batch without a segment of more than GMAX values and with at most RS_SS_CAP values in all (nearly every
          * batch of the 90 %-ones distribution) is one range of values, staged in one round, and a segment's packed
          * position is its start's distance from the batch's first value: no scan of the staged lengths, no prefix

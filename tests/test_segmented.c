@@ -744,6 +744,11 @@ int main(void)
         argext_case(REDSCAN_INT32, 0, LAY_SHORTMIX, 1, 0, 0); /* the queue's batches, 4- and 8-byte values */
         if (usable(REDSCAN_FLOAT64)) argext_case(REDSCAN_FLOAT64, 1, LAY_SHORTMIX, 0, 0, 1);
     }
+    /* CUDA's packed batches for argmin / argmax (float32, int32, uint32 where n <= 16 S: seg_short_arg_packed) at
+     * their limits: short-mix's batches of 4096 values (packed) and 4097 (not), its segments of 5 .. 128 values for
+     * the lane groups (float32 over every layout above, with NaNs and signed zeros) */
+    argext_case(REDSCAN_UINT32, 1, LAY_SHORTMIX, 1, 0, 0);
+    argext_case(REDSCAN_INT32, 1, LAY_SHORTMIX, 0, 0, 1);
     printf("argmin/argmax: %.1f s\n", h_now() - t0);
     return h_done();
 }
