@@ -600,7 +600,8 @@ __device__ __forceinline__ void rs_seg_flag_long(rs_u64 *queue, rs_u64 len)
 
 /* argmin / argmax of len values src[o ..] by one thread: any order gives the same best pair, so a plain left fold, by
  * fours (rs_seg_leaf's batches, the identity past the segment) where rs_seg_fast applies. */
-template <typename Src, typename T, class Op> __device__ __forceinline__ T rs_seg_arg_fold(Src src, rs_u64 o, unsigned len)
+template <typename Src, typename T, class Op>
+__device__ __forceinline__ T rs_seg_arg_fold(Src src, rs_u64 o, unsigned len)
 {
     T a = Op::identity();
     if constexpr (rs_seg_fast<T, Op>::on) {
@@ -684,19 +685,19 @@ __device__ __forceinline__ void rs_seg_short_pairs(Src src, const void *offsets,
     }
 }
 
-/* The reductions' seg_short moves its values in *packed batches* (CUDA-only data movement; the operands and their
- * order are unchanged, so the bits are; argmin / argmax of 4-byte values too, rs_arg_pool below): a batch of 256 segments none of which holds more than RS_SEG_SMALL = 128
- * values, with at most RS_SEG_STAGE_BYTES of values in all (nearly every batch of one-element-heavy data), is one
- * range of the input. The block copies it into shared memory (rs_seg_stage: by cp.async where it can) and reduces every
- * segment from there: a thread per segment of up to 4 values, one leaf (rs_seg_thread), and its segments of 5 .. 128
- * values by the block's 32 groups of 8 lanes (rs_seg_group_pool, the operands of seg_medium's rs_seg_group<4>; for up
- * to 32 values those of the thread's fold, the leaves past the segment being the identity). Segments of 33 .. 128
- * values otherwise go to the queue and seg_medium, and those of 5 .. 32 to their thread, whose fold of up to 8 leaves
- * held its warp while most of its lanes had one value (the float32 max over 90 % one-element segments, H200 2^28:
- * 1.08 -> 0.90 ms). Before packed batches, each thread loaded its own few values and the queued ones
- * took seg_medium: over 90 % one-element segments (H200, 2^28 float32 sums) seg_short ran at 38 % of the DRAM
- * bandwidth for 490 us and seg_medium at 66 % for 356 us (docs/PERFORMANCE.md). (8 loads in flight a thread gave the
- * float32 sum 40 registers instead of 32.) */
+/* The reductions' seg_short moves its values in *packed batches* (CUDA-only data movement; the operands and their order
+ * are unchanged, so the bits are; argmin / argmax of 4-byte values too, rs_arg_pool below): a batch of 256 segments
+ * none of which holds more than RS_SEG_SMALL = 128 values, with at most RS_SEG_STAGE_BYTES of values in all (nearly
+ * every batch of one-element-heavy data), is one range of the input. The block copies it into shared memory
+ * (rs_seg_stage: by cp.async where it can) and reduces every segment from there: a thread per segment of up to 4
+ * values, one leaf (rs_seg_thread), and its segments of 5 .. 128 values by the block's 32 groups of 8 lanes
+ * (rs_seg_group_pool, the operands of seg_medium's rs_seg_group<4>; for up to 32 values those of the thread's fold, the
+ * leaves past the segment being the identity). Segments of 33 .. 128 values otherwise go to the queue and seg_medium,
+ * and those of 5 .. 32 to their thread, whose fold of up to 8 leaves held its warp while most of its lanes had one
+ * value (the float32 max over 90 % one-element segments, H200 2^28: 1.08 -> 0.90 ms). Before packed batches, each
+ * thread loaded its own few values and the queued ones took seg_medium: over 90 % one-element segments (H200, 2^28
+ * float32 sums) seg_short ran at 38 % of the DRAM bandwidth for 490 us and seg_medium at 66 % for 356 us
+ * (docs/PERFORMANCE.md). (8 loads in flight a thread gave the float32 sum 40 registers instead of 32.) */
 #define RS_SEG_STAGE_BYTES 16384 /* 4096 values of 4 bytes, 2048 of 8 */
 #define RS_SEG_LOADS 4 /* staging loads in flight a thread, a value each (when not by cp.async) */
 #define RS_SEG_VEC(T) (16 / (unsigned)sizeof(T)) /* values of T in 16 bytes */
@@ -862,15 +863,14 @@ __device__ __forceinline__ T rs_seg_group_arg_pool(const X *seg, rs_u64 base, un
 
 /* seg_short of segmented.cl for the reductions (and for argmin / argmax in seg_short_arg_packed's launches): level 0
  * for every segment of up to RS_SEG_TILE elements, a thread per segment (offsets read coalesced): rs_seg_thread's fold
- * up to RS_SEG_SHORT values (the sums and products keep the
- * thread's fold from global memory: lane groups cost them 4-5 %, docs/PERFORMANCE.md, "seg_short's lane groups");
- * longer ones up to RS_SEG_TILE are listed from the front of the list, then reduced from shared memory (a packed batch,
- * above) or queued for seg_medium; in launches that can pack, those of RS_SEG_V + 1 .. RS_SEG_SHORT values from its
- * back, for the lane groups of a packed batch (an unpacked one leaves them to their threads). Two
- * barriers a batch: the first is a vote (does a segment exceed RS_SEG_SMALL values?) after the listing, the second
- * ends the staging (packed) or the folds from global memory (else; the queue's places are reserved between them).
- * s_first, s_last and the list are read before the next batch's vote, and the pool and the thread folds are done
- * before a thread reaches it: so a batch ends without a barrier of its own. */
+ * up to RS_SEG_SHORT values (the sums and products keep the thread's fold from global memory: lane groups cost them 4-5
+ * %, docs/PERFORMANCE.md, "seg_short's lane groups"); longer ones up to RS_SEG_TILE are listed from the front of the
+ * list, then reduced from shared memory (a packed batch, above) or queued for seg_medium; in launches that can pack,
+ * those of RS_SEG_V + 1 .. RS_SEG_SHORT values from its back, for the lane groups of a packed batch (an unpacked one
+ * leaves them to their threads). Two barriers a batch: the first is a vote (does a segment exceed RS_SEG_SMALL values?)
+ * after the listing, the second ends the staging (packed) or the folds from global memory (else; the queue's places are
+ * reserved between them). s_first, s_last and the list are read before the next batch's vote, and the pool and the
+ * thread folds are done before a thread reaches it: so a batch ends without a barrier of its own. */
 template <typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
                                              const unsigned *flags, const rs_u64 *runs, unsigned stage)
