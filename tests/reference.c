@@ -656,7 +656,10 @@ static void kogge_stone(redscan_op op, redscan_dtype T, ref_val *s, unsigned N)
     }
 }
 
-static void block_scan(redscan_block_scan block, redscan_op op, redscan_dtype T, ref_val *s)
+/* The block scan of s[0 .. SEC). COARSENED computes only the sub-sections that hold s[0 .. m) (m <= SEC): a value there
+ * reads only lower sub-sections (the folds run left to right, a Kogge-Stone entry reads only lower entries), so those
+ * come out as in the whole block scan, and a short segment's emulation costs its length, not 2048 values. */
+static void block_scan(redscan_block_scan block, redscan_op op, redscan_dtype T, ref_val *s, size_t m)
 {
     switch (block) {
     case REDSCAN_BLOCK_KOGGE_STONE:
@@ -678,14 +681,14 @@ static void block_scan(redscan_block_scan block, redscan_op op, redscan_dtype T,
         return;
     }
     case REDSCAN_BLOCK_COARSENED: {
-        const unsigned C = 8;
+        const unsigned C = 8, G = m < (size_t)GROUP * C ? (unsigned)((m + C - 1) / C) : GROUP;
         ref_val sub[GROUP];
-        for (unsigned t = 0; t < GROUP; t++)
+        for (unsigned t = 0; t < G; t++)
             for (unsigned k = 1; k < C; k++) s[C * t + k] = ref_combine(op, T, s[C * t + k - 1], s[C * t + k]);
-        for (unsigned t = 0; t < GROUP; t++) sub[t] = s[C * t + C - 1];
-        kogge_stone(op, T, sub, GROUP);
-        for (unsigned t = 0; t < GROUP; t++) s[C * t + C - 1] = sub[t];
-        for (unsigned t = 1; t < GROUP; t++)
+        for (unsigned t = 0; t < G; t++) sub[t] = s[C * t + C - 1];
+        kogge_stone(op, T, sub, G);
+        for (unsigned t = 0; t < G; t++) s[C * t + C - 1] = sub[t];
+        for (unsigned t = 1; t < G; t++)
             for (unsigned k = 0; k < C - 1; k++) s[C * t + k] = ref_combine(op, T, s[C * t - 1], s[C * t + k]);
         return;
     }
@@ -711,7 +714,7 @@ static void scan_level(redscan_block_scan block, redscan_op op, redscan_dtype T,
             size_t k = j * SEC + i;
             s[i] = k < m ? x[k] : id;
         }
-        block_scan(block, op, T, s);
+        block_scan(block, op, T, s, SEC);
         S[j] = s[SEC - 1];
         for (size_t i = 0; i < SEC && j * SEC + i < m; i++) out[j * SEC + i] = s[i];
     }
@@ -758,8 +761,11 @@ void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redsc
     if (!o || !S) abort();
     ref_val s[2048];
     for (size_t j = 0; j < tiles; j++) {
-        for (size_t i = 0; i < SEC; i++) s[i] = j * SEC + i < n ? x[j * SEC + i] : id;
-        block_scan(block, op, T, s);
+        /* the last tile's total is never used (no P reads it): only its values are scanned */
+        const size_t m = j + 1 < tiles ? SEC : n - j * SEC;
+        const size_t fill = block == REDSCAN_BLOCK_COARSENED ? (m + 7) / 8 * 8 : SEC; /* what block_scan reads */
+        for (size_t i = 0; i < fill; i++) s[i] = j * SEC + i < n ? x[j * SEC + i] : id;
+        block_scan(block, op, T, s, m);
         S[j] = s[SEC - 1];
         for (size_t i = 0; i < SEC && j * SEC + i < n; i++) o[j * SEC + i] = s[i];
     }

@@ -50,10 +50,22 @@ static const redscan_dtype OFF_DTYPES[] = {REDSCAN_INT32, REDSCAN_UINT32, REDSCA
 
 static int usable(redscan_dtype dt) { return dt != REDSCAN_FLOAT64 || g_have_fp64; }
 
-typedef enum { LAY_MIXED = 0, LAY_HUGE, LAY_EMPTY, LAY_ONES, LAY_POWER, LAY_UNIFORM, LAY_SHORT, LAY_COUNT } layout;
+/* the layouts loop takes those before LAY_COUNT; LAY_BATCHES has cases of its own */
+typedef enum {
+    LAY_MIXED = 0,
+    LAY_HUGE,
+    LAY_EMPTY,
+    LAY_ONES,
+    LAY_POWER,
+    LAY_UNIFORM,
+    LAY_SHORT,
+    LAY_COUNT,
+    LAY_BATCHES = LAY_COUNT
+} layout;
 static const char *lay_name(layout l)
 {
-    static const char *names[] = {"mixed", "huge", "many-empty", "many-ones", "power-law", "uniform", "short"};
+    static const char *names[] = {"mixed",   "huge",  "many-empty", "many-ones",
+                                  "power-law", "uniform", "short",     "batch-mix"};
     return names[l];
 }
 
@@ -109,6 +121,24 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
         }
         break;
     }
+    case LAY_BATCHES:
+        /* batches of 256 segments of six kinds in random order, enough of them that every block of CUDA's
+         * seg_scan_short takes several, so that each kind follows each other (docs/ALGORITHMS.md, "Segmented
+         * scans": a packed batch's values are fetched during the batch before, where they fit its pool): one value
+         * each (packed); 0 .. 31 each (packed or not, about the 4096 values of a pool); a 300-value segment among
+         * ones (not packed, few values); 17 each (4352 values: over a pool, in rounds); empty; a 3000-value segment
+         * (the chunk path) among 0 .. 7 */
+        while (S + 256 <= cap) {
+            const unsigned kind = (unsigned)h_rng_below(r, 6);
+            for (size_t j = 0; j < 256; j++)
+                len[S++] = kind == 0   ? 1
+                           : kind == 1 ? (size_t)h_rng_below(r, 32)
+                           : kind == 2 ? (j == 100 ? 300 : 1)
+                           : kind == 3 ? 17
+                           : kind == 4 ? 0
+                                       : (j == 7 ? 3000 : (size_t)h_rng_below(r, 8));
+        }
+        break;
     default: break;
     }
     return S;
@@ -727,6 +757,15 @@ int main(void)
     if (L >= 2) {
         const opts oh = {0, 1, 0, 0, 1};
         scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_HUGE, REDSCAN_UINT64, 4, (1u << 24) + 5, oh);
+    }
+    {
+        /* many batches a block: 4096 batches of 256 segments at level 1 (the H100 holds 660 blocks of
+         * seg_scan_short), 256 at level 0; offsets of both widths, in place, exclusive, and scan by key's runs */
+        const size_t nb = (L == 0 ? 256 : 4096) * 256;
+        const opts a = {0, 1, 0, 1, 0}, b = {1, 0, 1, 0, 0};
+        scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_BATCHES, REDSCAN_INT32, nb, 0, a);
+        scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_BATCHES, REDSCAN_UINT64, nb, 0, b);
+        bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_INT32, LAY_BATCHES, nb, 0, a);
     }
     printf("layouts: %.1f s\n", h_now() - t0);
 
