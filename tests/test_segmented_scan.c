@@ -50,18 +50,8 @@ static const redscan_dtype OFF_DTYPES[] = {REDSCAN_INT32, REDSCAN_UINT32, REDSCA
 
 static int usable(redscan_dtype dt) { return dt != REDSCAN_FLOAT64 || g_have_fp64; }
 
-/* the layouts loop takes those before LAY_COUNT; LAY_BATCHES has cases of its own */
-typedef enum {
-    LAY_MIXED = 0,
-    LAY_HUGE,
-    LAY_EMPTY,
-    LAY_ONES,
-    LAY_POWER,
-    LAY_UNIFORM,
-    LAY_SHORT,
-    LAY_COUNT,
-    LAY_BATCHES = LAY_COUNT
-} layout;
+typedef enum { LAY_MIXED = 0, LAY_HUGE, LAY_EMPTY, LAY_ONES, LAY_POWER, LAY_UNIFORM, LAY_SHORT, LAY_COUNT } layout;
+#define LAY_BATCHES ((layout)LAY_COUNT) /* past the layouts loop: cases of its own */
 static const char *lay_name(layout l)
 {
     static const char *names[] = {"mixed",   "huge",  "many-empty", "many-ones",
