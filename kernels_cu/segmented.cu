@@ -987,7 +987,9 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T::v) <= 4 ? 8 : 6)
  * the reductions' seg_short (rs_seg_short) over pairs, its pool holding the values (rs_arg_pool), the lane groups
  * rs_seg_group_arg_pool; 8 blocks per SM as seg_short_arg. Over 90 % one-element segments (H100, 2^28 float32
  * argmax) seg_short_arg and seg_medium_arg took 0.84 + 0.62 ms and this kernel 1.11 with seg_medium_arg idle; the
- * call 1.55 -> 1.17 ms (docs/PERFORMANCE.md, "Segmented argmin / argmax in packed batches"). */
+ * call 1.55 -> 1.17 ms (docs/PERFORMANCE.md, "Segmented argmin / argmax in packed batches"). At 8 blocks ptxas gives
+ * it a 24-byte stack; bounded at 6 (40 registers, no stack) it ran the same, 1.140-1.142 ms against 1.142-1.143
+ * (docs/PERFORMANCE.md, "thirty-third session"). */
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP, 8)
     seg_short_arg_packed(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
