@@ -761,12 +761,13 @@ void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redsc
     if (!o || !S) abort();
     ref_val s[2048];
     for (size_t j = 0; j < tiles; j++) {
-        /* the last tile's total is never used (no P reads it): only its values are scanned */
+        /* the last tile's total is never used (no P reads it): only its values are scanned, and S holds the
+         * identity for it (s[SEC - 1] may be left from the tile before, or unset) */
         const size_t m = j + 1 < tiles ? SEC : n - j * SEC;
         const size_t fill = block == REDSCAN_BLOCK_COARSENED ? (m + 7) / 8 * 8 : SEC; /* what block_scan reads */
         for (size_t i = 0; i < fill; i++) s[i] = j * SEC + i < n ? x[j * SEC + i] : id;
         block_scan(block, op, T, s, m);
-        S[j] = s[SEC - 1];
+        S[j] = j + 1 < tiles ? s[SEC - 1] : id;
         for (size_t i = 0; i < SEC && j * SEC + i < n; i++) o[j * SEC + i] = s[i];
     }
     /* A = A(g-1): init, then A(g) = A(g-1) (+) T(g), T(g) the left fold of the group's 32 aggregates;

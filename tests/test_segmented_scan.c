@@ -113,11 +113,11 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
     }
     case LAY_BATCHES:
         /* batches of 256 segments of six kinds in random order, enough of them that every block of CUDA's
-         * seg_scan_short takes several, so that each kind follows each other (docs/ALGORITHMS.md, "Segmented
-         * scans": a packed batch's values are fetched during the batch before, where they fit its pool): one value
-         * each (packed); 0 .. 31 each (packed or not, about the 4096 values of a pool); a 300-value segment among
-         * ones (not packed, few values); 17 each (4352 values: over a pool, in rounds); empty; a 3000-value segment
-         * (the chunk path) among 0 .. 7 */
+         * seg_scan_short takes several, so that each kind follows each other (a batch there fetches the next one's
+         * offsets and reuses shared memory without a barrier of its own: docs/ALGORITHMS.md, "Segmented scans"):
+         * one value each (packed); 0 .. 31 each (packed or not, about the 4096 values of a pool); a 300-value
+         * segment among ones (not packed, few values); 17 each (4352 values: over a pool, in rounds); empty; a
+         * 3000-value segment (the chunk path) among 0 .. 7 */
         while (S + 256 <= cap) {
             const unsigned kind = (unsigned)h_rng_below(r, 6);
             for (size_t j = 0; j < 256; j++)
