@@ -659,6 +659,14 @@ static void kogge_stone(redscan_op op, redscan_dtype T, ref_val *s, unsigned N)
 /* The block scan of s[0 .. SEC). COARSENED computes only the sub-sections that hold s[0 .. m) (m <= SEC): a value there
  * reads only lower sub-sections (the folds run left to right, a Kogge-Stone entry reads only lower entries), so those
  * come out as in the whole block scan, and a short segment's emulation costs its length, not 2048 values. */
+#define COARSE_ITEMS 8 /* the coarsened block scan's sub-section: a thread's elements */
+
+/* How many of s[0 .. SEC) block_scan(..., m) reads: the sub-sections that hold s[0 .. m) for COARSENED, else all */
+static size_t block_scan_reads(redscan_block_scan block, size_t m, size_t SEC)
+{
+    return block == REDSCAN_BLOCK_COARSENED ? (m + COARSE_ITEMS - 1) / COARSE_ITEMS * COARSE_ITEMS : SEC;
+}
+
 static void block_scan(redscan_block_scan block, redscan_op op, redscan_dtype T, ref_val *s, size_t m)
 {
     switch (block) {
@@ -681,7 +689,7 @@ static void block_scan(redscan_block_scan block, redscan_op op, redscan_dtype T,
         return;
     }
     case REDSCAN_BLOCK_COARSENED: {
-        const unsigned C = 8, G = m < (size_t)GROUP * C ? (unsigned)((m + C - 1) / C) : GROUP;
+        const unsigned C = COARSE_ITEMS, G = m < (size_t)GROUP * C ? (unsigned)((m + C - 1) / C) : GROUP;
         ref_val sub[GROUP];
         for (unsigned t = 0; t < G; t++)
             for (unsigned k = 1; k < C; k++) s[C * t + k] = ref_combine(op, T, s[C * t + k - 1], s[C * t + k]);
@@ -764,7 +772,7 @@ void ref_scan_emulate_single_pass(redscan_block_scan block, redscan_op op, redsc
         /* the last tile's total is never used (no P reads it): only its values are scanned, and S holds the
          * identity for it (s[SEC - 1] may be left from the tile before, or unset) */
         const size_t m = j + 1 < tiles ? SEC : n - j * SEC;
-        const size_t fill = block == REDSCAN_BLOCK_COARSENED ? (m + 7) / 8 * 8 : SEC; /* what block_scan reads */
+        const size_t fill = block_scan_reads(block, m, SEC);
         for (size_t i = 0; i < fill; i++) s[i] = j * SEC + i < n ? x[j * SEC + i] : id;
         block_scan(block, op, T, s, m);
         S[j] = j + 1 < tiles ? s[SEC - 1] : id;
