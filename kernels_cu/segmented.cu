@@ -870,16 +870,18 @@ __device__ __forceinline__ T rs_seg_group_arg_pool(const X *seg, rs_u64 base, un
  * leaves them to their threads). Two barriers a batch: the first is a vote (does a segment exceed RS_SEG_SMALL values?)
  * after the listing, the second ends the staging (packed) or the folds from global memory (else; the queue's places are
  * reserved between them). s_first, s_last and the list are read before the next batch's vote, and the pool and the
- * thread folds are done before a thread reaches it: so a batch ends without a barrier of its own. */
-template <typename Src, typename Dst, typename T, class Op>
+ * thread folds are done before a thread reaches it: so a batch ends without a barrier of its own. PS segments a
+ * thread: a batch is PS x 256 segments, thread t's the segments j 256 + t of it (seg_short: 1; seg_short_pairs: 2). */
+template <unsigned PS, typename Src, typename Dst, typename T, class Op>
 __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
                                              const unsigned *flags, const rs_u64 *runs, unsigned stage)
 {
     typedef rs_seg_pooling<Src, T> PL; /* the pool's values: T's, or the input's for argmin / argmax */
     typedef typename PL::P P;
+    constexpr unsigned B = PS * RS_GROUP; /* segments a batch: PS a thread, segment j RS_GROUP + t of it thread t's */
     extern __shared__ __align__(16) unsigned char rs_seg_dyn[]; /* stage values of P (dynamic: see rs_seg_launch) */
     P *const l_pool = reinterpret_cast<P *>(rs_seg_dyn);
-    __shared__ rs_u64 l_segs[2][RS_GROUP], l_bases[2][RS_GROUP];
+    __shared__ rs_u64 l_segs[2][B], l_bases[2][B];
     __shared__ unsigned l_ns[2], l_nbs[2], l_ats[2]; /* the list's entries: l_n from the front, l_nb from the back */
     __shared__ rs_u64 s_first, s_last; /* the batch's first value's index and its last value's + 1 */
     if (flags[0]) return; /* faulty offsets (seg_check): write nothing */
@@ -887,33 +889,39 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
     const unsigned t = threadIdx.x, k = t % RS_SEG_GROUP;
     const bool vec = rs_seg_vec_ok<typename PL::From, P>(PL::from(src));
     /* 32-bit batch numbers: S + 1 offsets of 4 bytes or more fit in memory, so S / 256 < 2^32 (a register pair less) */
-    const unsigned batches = (unsigned)((S + RS_GROUP - 1) / RS_GROUP);
+    const unsigned batches = (unsigned)((S + B - 1) / B);
     if (t == 0) l_ns[0] = l_ns[1] = l_nbs[0] = l_nbs[1] = 0;
     __syncthreads();
     unsigned par = 0;
     for (unsigned b = blockIdx.x; b < batches; b += gridDim.x) {
         rs_u64 *const l_seg = l_segs[par], *const l_base = l_bases[par];
         unsigned &l_n = l_ns[par], &l_nb = l_nbs[par], &l_at = l_ats[par];
-        const rs_u64 s = (rs_u64)b * RS_GROUP + t;
-        rs_u64 len = 0, o = 0;
-        if (s < S) {
-            o = rs_seg_off(offsets, kind, s);
-            len = rs_seg_off(offsets, kind, s + 1) - o;
+        rs_u64 len[PS], o[PS];
+        bool over = false; /* a segment of the thread's holds more than RS_SEG_SMALL values */
+#pragma unroll
+        for (unsigned j = 0; j < PS; j++) {
+            const rs_u64 s = (rs_u64)b * B + j * RS_GROUP + t;
+            len[j] = 0, o[j] = 0;
+            if (s < S) {
+                o[j] = rs_seg_off(offsets, kind, s);
+                len[j] = rs_seg_off(offsets, kind, s + 1) - o[j];
+            }
+            if (j == 0 && t == 0) s_first = o[0]; /* s < S: b < batches */
+            if (s < S && ((j == PS - 1 && t == RS_GROUP - 1) || s + 1 == S)) s_last = o[j] + len[j];
+            if (s < S && len[j] > RS_SEG_SHORT && len[j] <= RS_SEG_TILE) {
+                const unsigned at = atomicAdd(&l_n, 1u); /* the list's order changes no bits */
+                l_seg[at] = s | len[j] << RS_SEG_LEN_SHIFT;
+                l_base[at] = o[j];
+            } else if (stage && s < S && len[j] > RS_SEG_V && len[j] <= RS_SEG_SHORT) {
+                /* more than a leaf: the lane groups' if the batch is packed (its thread's fold, else) */
+                const unsigned at = B - 1 - atomicAdd(&l_nb, 1u);
+                l_seg[at] = s | len[j] << RS_SEG_LEN_SHIFT;
+                l_base[at] = o[j];
+            }
+            if (s < S && len[j] > RS_SEG_TILE) rs_seg_flag_long(queue, len[j]);
+            over = over || len[j] > RS_SEG_SMALL;
         }
-        if (t == 0) s_first = o; /* s < S: b < batches */
-        if (s < S && (t == RS_GROUP - 1 || s + 1 == S)) s_last = o + len;
-        if (s < S && len > RS_SEG_SHORT && len <= RS_SEG_TILE) {
-            const unsigned at = atomicAdd(&l_n, 1u); /* the list's order changes no bits */
-            l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
-            l_base[at] = o;
-        } else if (stage && s < S && len > RS_SEG_V && len <= RS_SEG_SHORT) {
-            /* more than a leaf: the lane groups' if the batch is packed (its thread's fold, else) */
-            const unsigned at = RS_GROUP - 1 - atomicAdd(&l_nb, 1u);
-            l_seg[at] = s | len << RS_SEG_LEN_SHIFT;
-            l_base[at] = o;
-        }
-        if (s < S && len > RS_SEG_TILE) rs_seg_flag_long(queue, len);
-        const bool wide = __syncthreads_or(len > RS_SEG_SMALL) != 0;
+        const bool wide = __syncthreads_or(over) != 0;
         /* pool index 0 is value a0: o0 rounded down to a 16-byte boundary when the values are T's and `in` is
          * 16-byte aligned (then whole 16-byte loads stage them), else o0 */
         const rs_u64 a0 = vec ? s_first & ~(rs_u64)(RS_SEG_VEC(P) - 1) : s_first;
@@ -925,16 +933,20 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
             rs_seg_stage<typename PL::From, P>(PL::from(src), l_pool, a0, sh, (unsigned)span, vec, t);
             __syncthreads();
             /* segment s's values from l_pool (its start's distance from a0), the same fold, up to a leaf */
-            if constexpr (rs_is_arg<Op>::value) {
-                if (s < S && len <= RS_SEG_V)
-                    rs_seg_thread<rs_arg_pool<P>, Dst, T, Op>(rs_arg_pool<P>{l_pool, a0}, out, s, o, len);
-            } else if (s < S && len <= RS_SEG_V) {
-                rs_seg_thread<const T *, Dst, T, Op>(l_pool + (unsigned)(o - a0), out, s, 0, len);
+#pragma unroll
+            for (unsigned j = 0; j < PS; j++) {
+                const rs_u64 s = (rs_u64)b * B + j * RS_GROUP + t;
+                if constexpr (rs_is_arg<Op>::value) {
+                    if (s < S && len[j] <= RS_SEG_V)
+                        rs_seg_thread<rs_arg_pool<P>, Dst, T, Op>(rs_arg_pool<P>{l_pool, a0}, out, s, o[j], len[j]);
+                } else if (s < S && len[j] <= RS_SEG_V) {
+                    rs_seg_thread<const T *, Dst, T, Op>(l_pool + (unsigned)(o[j] - a0), out, s, 0, len[j]);
+                }
             }
             /* the listed segments (RS_SEG_V + 1 .. 128 values): the n + nb entries, the front's then the back's, entry
              * e by the block's group e mod 32; a warp whose groups have no entry skips the round (warp-uniform) */
             for (unsigned e0 = t / RS_SEG_LANES * RS_SEG_BATCH; e0 < n + nb; e0 += RS_GROUP / RS_SEG_GROUP) {
-                const unsigned f = e0 + t % RS_SEG_LANES / RS_SEG_GROUP, e = f < n ? f : f + (RS_GROUP - n - nb);
+                const unsigned f = e0 + t % RS_SEG_LANES / RS_SEG_GROUP, e = f < n ? f : f + (B - n - nb);
                 const bool mine = f < n + nb;
                 const rs_u64 sl = mine ? l_seg[e] : 0;
                 const rs_u64 base = mine ? l_base[e] : a0;
@@ -951,11 +963,15 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
                 l_at = n ? atomicAdd((unsigned *)queue, n) : 0;
                 l_ns[par ^ 1] = l_nbs[par ^ 1] = 0;
             }
-            if (s < S) rs_seg_thread<Src, Dst, T, Op>(src, out, s, o, len);
+#pragma unroll
+            for (unsigned j = 0; j < PS; j++) {
+                const rs_u64 s = (rs_u64)b * B + j * RS_GROUP + t;
+                if (s < S) rs_seg_thread<Src, Dst, T, Op>(src, out, s, o[j], len[j]);
+            }
             __syncthreads();
-            if (t < n) {
-                queue[1 + 2 * ((rs_u64)l_at + t)] = l_seg[t];
-                queue[2 + 2 * ((rs_u64)l_at + t)] = l_base[t];
+            for (unsigned i = t; i < n; i += RS_GROUP) {
+                queue[1 + 2 * ((rs_u64)l_at + i)] = l_seg[i];
+                queue[2 + 2 * ((rs_u64)l_at + i)] = l_base[i];
             }
         }
         par ^= 1;
@@ -973,7 +989,23 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) <= 4 ? 8 : 6)
     seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue, const unsigned *flags,
               const rs_u64 *runs, unsigned stage)
 {
-    rs_seg_short<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, runs, stage);
+    rs_seg_short<1, Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, runs, stage);
+}
+/* Two segments a thread, batches of 512 (RS_SEG_PAIRS), for 4-byte values read as they are (the reductions' float32,
+ * int32 and uint32 without widening; argmin / argmax of float32, int32, uint32): launched where the mean segment is
+ * short enough for most batches to pack (rs_seg_pairs_fit). The batch's work that does not grow with its segments
+ * (two barriers, the counters, the staging's set-up, the loops) is paid once for 512 segments, and each memory round
+ * trip carries twice the bytes. The lists double (16 KB of shared memory with the pool's 16): 6 blocks an SM, 40
+ * registers. H100, 2^28, 90 % one-element segments: float32 sum 0.780 -> 0.737 ms, int32 sum 0.822 -> 0.762, float32
+ * max 0.897 -> 0.831, float32 argmax 1.146 -> 1.103 (docs/PERFORMANCE.md, "thirty-fourth session"); the next
+ * batch's offsets copied by cp.async during the staging made it slower (0.755, 0.778, 0.874, 1.144). */
+#define RS_SEG_PAIRS 2
+template <typename Src, typename Dst, typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP, 6)
+    seg_short_pairs(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue, const unsigned *flags,
+                    unsigned stage)
+{
+    rs_seg_short<RS_SEG_PAIRS, Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, nullptr, stage);
 }
 
 template <typename Src, typename Dst, typename T, class Op>
@@ -995,7 +1027,7 @@ __global__ void __launch_bounds__(RS_GROUP, 8)
     seg_short_arg_packed(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
                          const unsigned *flags, unsigned stage)
 {
-    rs_seg_short<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, nullptr, stage);
+    rs_seg_short<1, Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags, nullptr, stage);
 }
 
 /* One task's entries first .. first + count - 1 (count <= 32) by the warp. */
@@ -1194,6 +1226,15 @@ extern "C" cudaError_t rs_cu_seg_scan_heads(int kind, const void *offsets, unsig
     return rs_launched();
 }
 
+/* seg_short_pairs where the mean segment holds at most 7 values (n <= 7 S, tiles of RS_SEG_TILE counted whole): a
+ * pair of batches then averages at most 3584 values, so most pairs fit the pool of `values` (4096 for 4-byte values);
+ * a pair that does not takes the unpacked path, its threads folding from global memory (90 % one-element segments
+ * average 6). */
+static inline bool rs_seg_pairs_fit(rs_u64 tiles, rs_u64 S, unsigned values)
+{
+    return tiles * RS_SEG_TILE <= (rs_u64)(values / (RS_SEG_PAIRS * RS_GROUP) - 1) * S;
+}
+
 /* The reduction's launches (docs/ALGORITHMS.md, "Segments"): the queue's count and long flag zeroed, seg_short,
  * seg_medium when anything can be queued, seg_tiles per level when the input is longer than a tile. Level 0 reads
  * `in`, level 1 the partials in a, levels >= 2 those in b. */
@@ -1213,9 +1254,14 @@ static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, con
         bool packed = false;
         if constexpr (sizeof(P) == 4 && rs_seg_fast<T, Op>::on) {
             packed = tiles * RS_SEG_TILE <= (rs_u64)(values / RS_GROUP) * S;
-            if (packed)
+            if (rs_seg_pairs_fit(tiles, S, values)) {
+                const auto kernel = seg_short_pairs<Src, Dst, T, Op>;
+                kernel<<<rs_resident_grid(kernel, grid_short, values * sizeof(P)), RS_GROUP, values * sizeof(P),
+                         stream>>>(in, offsets, kind, S, dst, qu, flags, values);
+            } else if (packed) {
                 seg_short_arg_packed<Src, Dst, T, Op><<<grid_short, RS_GROUP, values * sizeof(P), stream>>>(
                     in, offsets, kind, S, dst, qu, flags, values);
+            }
         }
         if (!packed)
             seg_short_arg<Src, Dst, T, Op><<<grid_short, RS_GROUP, 0, stream>>>(in, offsets, kind, S, dst, qu, flags);
@@ -1226,9 +1272,19 @@ static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, con
          * power-law sums lost 8 % on the H200). 8-byte values: 6 blocks an SM, not the host grid's 8. */
         constexpr unsigned values = RS_SEG_STAGE_BYTES / sizeof(T);
         const unsigned stage = !live && tiles * RS_SEG_TILE <= (rs_u64)(values / RS_GROUP) * S ? values : 0u;
-        seg_short<Src, Dst, T, Op>
-            <<<sizeof(T) <= 4 ? grid_short : rs_resident_grid(seg_short<Src, Dst, T, Op>, grid_short), RS_GROUP,
-               stage * sizeof(T), stream>>>(in, offsets, kind, S, dst, qu, flags, live, stage);
+        bool pairs = false;
+        if constexpr (std::is_same<Src, const T *>::value && sizeof(T) == 4) {
+            pairs = stage && rs_seg_pairs_fit(tiles, S, values);
+            if (pairs) {
+                const auto kernel = seg_short_pairs<Src, Dst, T, Op>;
+                kernel<<<rs_resident_grid(kernel, grid_short, stage * sizeof(T)), RS_GROUP, stage * sizeof(T),
+                         stream>>>(in, offsets, kind, S, dst, qu, flags, stage);
+            }
+        }
+        if (!pairs)
+            seg_short<Src, Dst, T, Op>
+                <<<sizeof(T) <= 4 ? grid_short : rs_resident_grid(seg_short<Src, Dst, T, Op>, grid_short), RS_GROUP,
+                   stage * sizeof(T), stream>>>(in, offsets, kind, S, dst, qu, flags, live, stage);
     }
     err = rs_launched();
     if (err == cudaSuccess && q_bound > 0) {

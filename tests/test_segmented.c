@@ -12,7 +12,8 @@
  *   layouts          one huge segment, many empty, many one-element, power-law lengths, uniform lengths, lengths at
  *                    the limits of CUDA's short path, queued batches and packed batches, then 90 % one-element;
  *                    at level 2 a segment of 2^24 + 5 int8 values (three levels of partials); 48000 segments of
- *                    33 .. 300 values (more than seg_medium's warps: CUDA's dealt share and counter tasks)
+ *                    33 .. 300 values (more than seg_medium's warps: CUDA's dealt share and counter tasks); short
+ *                    pairs (CUDA's seg_short with two segments a thread where n <= 7 S, at its limits)
  *   offsets dtypes   INT32, UINT32, INT64, UINT64, offsets not starting at 0, elements before and after the segments
  *                    holding poison (a value that would change the result if read)
  *   position         one segment's content placed at several offsets among different neighbours: the same bits
@@ -89,7 +90,7 @@ static void gen_zero_ties(h_rng *r, redscan_dtype dt, redscan_op op, unsigned ch
 
 /* ---------------------------------------------------------------- layouts */
 
-/* LAY_MANY_MEDIUM (past LAY_COUNT: not in the layout loops) is its own case below */
+/* LAY_MANY_MEDIUM and LAY_SHORT_PAIRS (past LAY_COUNT: not in the layout loops) are cases of their own below */
 typedef enum {
     LAY_MIXED = 0,
     LAY_HUGE,
@@ -99,14 +100,21 @@ typedef enum {
     LAY_UNIFORM,
     LAY_SHORTMIX,
     LAY_COUNT,
-    LAY_MANY_MEDIUM = LAY_COUNT
+    LAY_MANY_MEDIUM = LAY_COUNT,
+    LAY_SHORT_PAIRS
 } layout;
 static const char *lay_name(layout l)
 {
-    static const char *names[] = {"mixed",   "huge",      "many-empty", "many-ones", "power-law",
-                                  "uniform", "short-mix", "many-medium"};
+    static const char *names[] = {"mixed",   "huge",      "many-empty",  "many-ones",  "power-law",
+                                  "uniform", "short-mix", "many-medium", "short-pairs"};
     return names[l];
 }
+
+/* CUDA's seg_short takes two segments a thread, batches of 512, where the mean segment holds at most 7 values
+ * (kernels_cu/segmented.cu, rs_seg_pairs_fit: n <= 7 S, n counted in whole tiles of 4096), else one, batches of 256,
+ * packed where n <= 16 S. short-mix is meant for the second, short-pairs for the first: a case checks that its layout
+ * still is (the results do not depend on it, so nothing else would notice). */
+static int seg_pairs_fit(size_t n, size_t S) { return (n + 4095) / 4096 * 4096 <= 7 * S; }
 
 /* Segment lengths of a layout into len (returns the count); `scale` shrinks the big ones at level 0. */
 static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t big)
@@ -141,7 +149,8 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
     case LAY_SHORTMIX: { /* lengths at the limits of CUDA's short paths (kernels_cu/segmented.cu: seg_short's thread
                           * up to 32 values, for argmin / argmax a group of 8 lanes for 5..32 in a warp with at most
                           * four such, and runs of more than four; seg_medium's batches of queued segments up to 128), then
-                          * the bench's "ones": 90 % one-element segments, 10 % of 2..100 values */
+                          * 80 % one-element segments and 20 % of 2..100 values (a mean of 7 .. 16 values: one segment
+                          * a thread, packed; short-pairs takes the bench's "ones", 90 % and 10 %, mean 6) */
         static const size_t edge[] = {32, 33, 128, 129, 127, 1, 0, 33, 33, 33, 33, 129, 128, 128, 128, 128, 128, 4096,
                                       4097, 1, 2, 100, 0, 100, 31, 65, 4, 5, 3, 8, 9, 6, 7, 17, 64, 0, 5, 96, 4, 1};
         for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) len[S++] = edge[i];
@@ -158,7 +167,37 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
             len[S++] = batch[b][2];
             while (S < first + 256) len[S++] = 0;
         }
-        while (S < cap) len[S++] = h_rng_below(r, 10) ? 1 : 2 + (size_t)h_rng_below(r, 99);
+        while (S < cap) len[S++] = h_rng_below(r, 5) ? 1 : 2 + (size_t)h_rng_below(r, 99);
+        break;
+    }
+    case LAY_SHORT_PAIRS: { /* CUDA's seg_short with two segments a thread (batches of 512 segments, segment j 256 + t
+                             * of a batch thread t's) at the limits of its packed batches, then 92 % one-element
+                             * segments and 8 % of 2..100 values (a mean of about 5): the cases' counts (cap) end with a
+                             * partial batch whose second half is empty (20000, 60000) or not (3000). Batches:
+                             * 4096 values in 16 x 128 in the first half and 15 x 128 + 2 x 64 in the second (packed:
+                             * every lane group of the block takes one, then a second round); 4097 (not packed);
+                             * 300 segments of 9 values from the list's back (more than 256 entries, groups of 8 lanes
+                             * in 10 rounds); from 20000 segments on, also 300 of 33 values (not packed: more than 256
+                             * queued entries) and one of 5000 values (longer than a tile) beside one of 200 */
+        while (S % 512) len[S++] = 1;
+        const size_t first = S;
+        for (size_t i = 0; i < 16; i++) len[S++] = 128;
+        while (S < first + 256) len[S++] = 0;
+        for (size_t i = 0; i < 15; i++) len[S++] = 128;
+        len[S++] = 64, len[S++] = 64;
+        while (S < first + 512) len[S++] = 0;
+        for (size_t i = 0; i < 32; i++) len[S++] = 128;
+        len[S++] = 1;
+        while (S < first + 1024) len[S++] = 0;
+        for (size_t i = 0; i < 300; i++) len[S++] = 9;
+        while (S < first + 1536) len[S++] = 0;
+        if (cap >= 20000) {
+            for (size_t i = 0; i < 300; i++) len[S++] = 33;
+            while (S < first + 2048) len[S++] = 0;
+            len[S++] = 5000, len[S++] = 200;
+            while (S < first + 2560) len[S++] = 1;
+        }
+        while (S < cap) len[S++] = h_rng_below(r, 25) < 23 ? 1 : 2 + (size_t)h_rng_below(r, 99);
         break;
     }
     case LAY_MANY_MEDIUM: /* every segment queued for seg_medium (33 .. 300 values, too many for packed batches) */
@@ -219,6 +258,10 @@ static void reduce_case(redscan_op op, redscan_dtype dt, redscan_dtype odt, layo
     off[0] = lead;
     for (size_t s = 0; s < S; s++) off[s + 1] = off[s] + len[s];
     const size_t n = (size_t)off[S], tail = 1 + (size_t)h_rng_below(&r, 9), es = ref_size(dt);
+    if (lay == LAY_SHORT_PAIRS) CHECK(seg_pairs_fit(n + tail, S), "short-pairs: n = %zu <= 7 S (S = %zu)", n + tail, S);
+    if (lay == LAY_SHORTMIX)
+        CHECK(!seg_pairs_fit(n + tail, S) && n + tail <= 16 * S, "short-mix: 7 S < n = %zu <= 16 S (S = %zu)", n + tail,
+              S);
     unsigned char *x = (unsigned char *)h_malloc((n + tail) * es);
     h_fill(dt, x, lead, h_poison(op, dt));
     const h_gen gen = (h_gen)(h_rng_below(&r, (uint64_t)h_gen_count(dt)));
@@ -375,6 +418,7 @@ static void argext_case(redscan_dtype dt, int want_max, layout lay, int with_val
     off[0] = (size_t)h_rng_below(&r, 5);
     for (size_t s = 0; s < S; s++) off[s + 1] = off[s] + len[s];
     const size_t n = (size_t)off[S], es = ref_size(dt), tail = 3;
+    if (lay == LAY_SHORT_PAIRS) CHECK(seg_pairs_fit(n + tail, S), "short-pairs: n = %zu <= 7 S (S = %zu)", n + tail, S);
     unsigned char *x = (unsigned char *)h_malloc((n + tail) * es);
     if (zero_ties) gen_zero_ties(&r, dt, want_max ? REDSCAN_MAX : REDSCAN_MIN, x, n + tail);
     else gen_ties(&r, dt, x, n + tail);
@@ -694,6 +738,10 @@ int main(void)
     const size_t mcap = L == 0 ? 4000 : 48000;
     reduce_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_MANY_MEDIUM, REDSCAN_INT32, mcap, big, 2, 1);
     reduce_case(REDSCAN_MAX, REDSCAN_INT32, REDSCAN_INT32, LAY_MANY_MEDIUM, REDSCAN_UINT64, mcap, big, 1, 0);
+    /* CUDA's seg_short with two segments a thread at its packed batches' limits (4-byte values: float32 sum, int32 max;
+     * argmin / argmax below) */
+    reduce_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_SHORT_PAIRS, REDSCAN_INT32, cap, big, 2, 1);
+    reduce_case(REDSCAN_MAX, REDSCAN_INT32, REDSCAN_INT32, LAY_SHORT_PAIRS, REDSCAN_UINT64, cap, big, 1, 0);
     /* a float min over the short paths' limits (CUDA: seg_short's thread with fast leaves; its lane groups were min /
      * max's until the twenty-second session and are argmin / argmax's now) */
     reduce_case(REDSCAN_MIN, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_SHORTMIX, REDSCAN_INT64, cap, big, 1, 0);
@@ -709,6 +757,8 @@ int main(void)
         /* argmin / argmax: CUDA's batches (rs_seg_leaf, rs_seg_group) and their NaN fallback */
         argext_case(REDSCAN_FLOAT32, 1, (layout)lay, 1, 0, 0);
         argext_case(REDSCAN_FLOAT32, 0, (layout)lay, 0, 0, 0);
+        if (lay == LAY_SHORTMIX) /* the same over two segments a thread */
+            reduce_case(REDSCAN_MAX, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_SHORT_PAIRS, REDSCAN_INT64, zcap, zbig, 0, 0);
         if (lay != LAY_MIXED && lay != LAY_SHORTMIX) continue;
         reduce_case(REDSCAN_MAX, REDSCAN_FLOAT16, REDSCAN_FLOAT16, (layout)lay, REDSCAN_UINT64, zcap, zbig, 0, 0);
         if (usable(REDSCAN_FLOAT64)) /* compute type float64: the left fold everywhere */
@@ -749,6 +799,9 @@ int main(void)
      * the lane groups (float32 over every layout above, with NaNs and signed zeros) */
     argext_case(REDSCAN_UINT32, 1, LAY_SHORTMIX, 1, 0, 0);
     argext_case(REDSCAN_INT32, 1, LAY_SHORTMIX, 0, 0, 1);
+    /* and with two segments a thread (n <= 7 S): short-pairs' limits, its last batch's two halves both used */
+    argext_case(REDSCAN_FLOAT32, 1, LAY_SHORT_PAIRS, 1, 0, 0);
+    argext_case(REDSCAN_INT32, 0, LAY_SHORT_PAIRS, 0, 0, 1);
     printf("argmin/argmax: %.1f s\n", h_now() - t0);
     return h_done();
 }
