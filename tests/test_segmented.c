@@ -174,8 +174,9 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
                              * of a batch thread t's) at the limits of its packed batches, then 92 % one-element
                              * segments and 8 % of 2..100 values (a mean of about 5): the cases' counts (cap) end with a
                              * partial batch whose second half is empty (20000, 60000) or not (3000). Batches:
-                             * 4096 values in 16 x 128 in the first half and 15 x 128 + 2 x 64 in the second (packed:
-                             * every lane group of the block takes one, then a second round); 4097 (not packed);
+                             * 4093 values in 16 x 128 in the first half and 15 x 128 + 64 + 61 in the second (packed
+                             * whatever the lead: the pool starts at the first value rounded down to 16 bytes; 33
+                             * segments, so one lane group takes a second round); 4097 (not packed);
                              * 300 segments of 9 values from the list's back (more than 256 entries, groups of 8 lanes
                              * in 10 rounds); from 20000 segments on, also 300 of 33 values (not packed: more than 256
                              * queued entries) and one of 5000 values (longer than a tile) beside one of 200 */
@@ -184,7 +185,7 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
         for (size_t i = 0; i < 16; i++) len[S++] = 128;
         while (S < first + 256) len[S++] = 0;
         for (size_t i = 0; i < 15; i++) len[S++] = 128;
-        len[S++] = 64, len[S++] = 64;
+        len[S++] = 64, len[S++] = 61;
         while (S < first + 512) len[S++] = 0;
         for (size_t i = 0; i < 32; i++) len[S++] = 128;
         len[S++] = 1;
