@@ -216,8 +216,15 @@ __device__ __forceinline__ void rs_spp_decode(const uint4 &r, int kind, bool ful
 template <class Op, bool CHECK = true> __device__ __forceinline__ unsigned rs_pack2_of(int kind, float y0, float y1)
 {
     unsigned h;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    /* no packed conversion before sm_80 (ptxas refuses it for the default architecture list's sm_75): the same
+     * rounding value by value */
+    h = kind == 0 ? rs_float_to_half(y0) | (unsigned)rs_float_to_half(y1) << 16
+                  : rs_float_to_bfloat16(y0) | (unsigned)rs_float_to_bfloat16(y1) << 16;
+#else
     if (kind == 0) asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(y1), "f"(y0));
     else asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(y1), "f"(y0));
+#endif
     if (CHECK && (y0 != y0 || y1 != y1)) {
         const auto one = [&](float y) -> unsigned {
             y = rs_out<Op>(y);
