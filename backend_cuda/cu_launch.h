@@ -141,14 +141,28 @@ cudaError_t rs_cu_seg_scan_heads(int kind, const void *offsets, unsigned long lo
                                  unsigned *flags, void *heads, unsigned grid, cudaStream_t stream);
 /* Segmented scan (segmented_scan.cu): the look-back words zeroed (cudaMemsetAsync), seg_scan_short, seg_scan_team,
  * seg_scan_marks and seg_scan_single in that order on the stream; init: one value of the compute type; lb: 16 + 4 x
- * places uint64 (counters, and a chunk and a group slot per place), marks: 2 x places uint64 and then the list of
- * segments of RS_CU_SEG_TEAM_MIN .. 2048 values (n / RS_CU_SEG_TEAM_MIN + 1 uint64), places >= windows =
+ * places uint64 (counters, and a chunk and a group slot per place), marks: rs_cu_seg_scan_marks_words(places) uint64
+ * (below), places >= windows =
  * ceil(n / 2048) (n: the elements of in); spins: polls per look-back slot before the slow path; runs: NULL, or the
  * device word (uint64) of the real count R <= num_segments, read by every kernel (scan by key's _async form:
  * num_segments is its bound, the kernels stop at R); grid_segments bounds the blocks of seg_scan_short (a thread per
  * segment), grid_windows for seg_scan_marks (a thread per window), grid_single persistent blocks for
  * seg_scan_single. */
 #define RS_CU_SEG_TEAM_MIN 257
+/* The marks part's uint64 words for `places`: the marks (2 a place), the team list (segments of RS_CU_SEG_TEAM_MIN ..
+ * 2048 values: fewer than places x 2048 / RS_CU_SEG_TEAM_MIN + 1) and seg_scan_short_pairs' list of deferred batches
+ * of 256 segments (uint32, two a deferred batch of 512): a deferred batch holds a segment of RS_CU_SEG_TEAM_MIN
+ * values or more, or over 4096 values in all (disjoint ranges), so there are at most n / RS_CU_SEG_TEAM_MIN + n / 4097
+ * of them. */
+static inline unsigned long long rs_cu_seg_scan_team_words(unsigned long long places)
+{
+    return places * 2048 / RS_CU_SEG_TEAM_MIN + 1;
+}
+static inline unsigned long long rs_cu_seg_scan_marks_words(unsigned long long places)
+{
+    return 2 * places + rs_cu_seg_scan_team_words(places) + places * 2048 / RS_CU_SEG_TEAM_MIN + places * 2048 / 4097 +
+           1;
+}
 cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int exclusive, const void *init, const void *in,
                            void *out, int kind, const void *offsets, unsigned long long num_segments,
                            const unsigned *flags, void *lb, void *marks, unsigned long long windows,

@@ -155,7 +155,7 @@ static uint64_t rs_seg_scan_places(uint64_t in_n) { return in_n / RS_SEG_SCAN_TI
 static void rs_seg_scan_parts(uint64_t in_n, size_t bytes[2])
 {
     bytes[0] = (size_t)(16 + 4 * rs_seg_scan_places(in_n)) * 8; /* >= rs_cu_byk_exact_words: the exact path's */
-    bytes[1] = (size_t)(rs_seg_scan_places(in_n) * 2 + in_n / RS_CU_SEG_TEAM_MIN + 1) * 8; /* marks, team list */
+    bytes[1] = (size_t)rs_cu_seg_scan_marks_words(rs_seg_scan_places(in_n)) * 8; /* marks, lists */
     const size_t heads = (size_t)rs_cu_seg_heads_bytes(in_n); /* or the exact path's bounds and bitmap */
     if (heads > bytes[1]) bytes[1] = heads;
 }

@@ -219,6 +219,9 @@ __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o
  * segmented scan over power-law and one-element-heavy segments was 3-4 % faster on the H200 and every float32 scan
  * by key of the bench 0.5-3 %, the segmented scan over 90 %-empty segments (about 23 such segments a batch) 13 %
  * slower (docs/PERFORMANCE.md, "Segmented scan: packed batches"). */
+/* seg_scan_short_pairs' *dcount when it took no batch (scan by key's _async form over long runs): seg_scan_short
+ * takes them all */
+#define RS_SS_ALL (~0ull)
 #define RS_SS_TEAM_LEN_BITS 11 /* a seg_scan_team entry: offset << 11 | (length - 1), length <= 2048 */
 static_assert(RS_SS_GMAX + 1 == RS_CU_SEG_TEAM_MIN, "cu_launch.h sizes the team list for this class");
 
@@ -341,6 +344,72 @@ __device__ __forceinline__ void rs_ss_move(const rs_ss_padded<T> pad, G gp, unsi
     rs_ss_each<IN>(pad, gp, A, B, np, o0, s_o, s_pos);
 }
 
+/* A staged segment of 1 .. RS_SS_SHORT values at pool position at, by its own thread (the twin's work-item) */
+template <typename T, class Op>
+__device__ __forceinline__ void rs_ss_thread(const rs_ss_padded<T> pad, unsigned at, unsigned len, T init,
+                                             int exclusive)
+{
+    T acc = Op::identity();
+    for (unsigned i = 0; i < len; i++) {
+        const T x = rs_load<T>(pad, at + i);
+        const T prev = acc;
+        acc = i == 0 ? x : Op::combine(acc, x);
+        rs_put(pad, at + i, rs_out<Op>(Op::combine(init, exclusive ? (i == 0 ? Op::identity() : prev) : acc)));
+    }
+}
+
+/* The listed staged segments (class c: l_n[c] entries of pool position l_at[c][e] and length l_len[c][e]; 9..64,
+ * 65..128 and 129..256 values) by lane groups of 8, 16 and 32 (rs_ss_group): the lists' warp-sized pieces (4
+ * segments of class 0, 2 of class 1, 1 of class 2) dealt to the warps in turn, so no warp takes two while another
+ * has none. Every thread of the block calls it. */
+template <unsigned N, typename T, class Op>
+__device__ __forceinline__ void rs_ss_deal(const rs_ss_padded<T> pad, const unsigned short (*l_at)[N],
+                                           const unsigned short (*l_len)[N], const unsigned *l_n, unsigned w,
+                                           unsigned lane, T init, int exclusive)
+{
+    const unsigned m0 = l_n[0], m1 = l_n[1], m2 = l_n[2], i0 = (m0 + 3) / 4, i1 = (m1 + 1) / 2;
+    for (unsigned k = w; k < i0 + i1 + m2; k += RS_SS_TEAMS) { /* uniform per warp */
+        if (k < i0) {
+            const unsigned e = 4 * k + lane / 8;
+            rs_ss_group<8, T, Op>(pad, pad, e < m0, e < m0 ? l_at[0][e] : 0, e < m0 ? l_len[0][e] : 0, init,
+                                  exclusive);
+        } else if (k < i0 + i1) {
+            const unsigned e = 2 * (k - i0) + lane / 16;
+            rs_ss_group<16, T, Op>(pad, pad, e < m1, e < m1 ? l_at[1][e] : 0, e < m1 ? l_len[1][e] : 0, init,
+                                   exclusive);
+        } else {
+            const unsigned e = k - i0 - i1;
+            rs_ss_group<32, T, Op>(pad, pad, true, l_at[2][e], l_len[2][e], init, exclusive);
+        }
+    }
+}
+
+/* The offsets s and s + 1 copied by cp.async into a thread's own pair of shared words (pre[0], pre[1]; 4-byte offsets
+ * in their first 4 bytes), a batch before they are read (seg_scan_short's comment below) */
+__device__ __forceinline__ void rs_ss_pre_copy(rs_u64 *pre, const void *offsets, int kind, rs_u64 s)
+{
+    if (kind == RS_INT32 || kind == RS_UINT32) {
+        rs_copy_async<4>(&pre[0], static_cast<const unsigned *>(offsets) + s);
+        rs_copy_async<4>(&pre[1], static_cast<const unsigned *>(offsets) + s + 1);
+    } else {
+        rs_copy_async<8>(&pre[0], static_cast<const rs_u64 *>(offsets) + s);
+        rs_copy_async<8>(&pre[1], static_cast<const rs_u64 *>(offsets) + s + 1);
+    }
+}
+/* segment s's start and length from what rs_ss_pre_copy copied (after rs_copy_async_wait) */
+__device__ __forceinline__ void rs_ss_pre_read(const rs_u64 *pre, int kind, rs_u64 *o, rs_u64 *len)
+{
+    if (kind == RS_INT32 || kind == RS_UINT32) {
+        const unsigned u0 = *reinterpret_cast<const unsigned *>(&pre[0]),
+                       u1 = *reinterpret_cast<const unsigned *>(&pre[1]);
+        *o = kind == RS_INT32 ? (rs_u64)(long long)(int)u0 : (rs_u64)u0;
+        *len = (kind == RS_INT32 ? (rs_u64)(long long)(int)u1 : (rs_u64)u1) - *o;
+    } else {
+        *o = pre[0];
+        *len = pre[1] - *o;
+    }
+}
+
 /* Blocks per SM: without a bound ptxas gave the integer min / max instances 128 registers after the lane groups came
  * (64 at most before). 5 for a 4-byte T (48 registers; at 6, with the staging and the batch counter, the sum
  * instances spilled 36-56 bytes and the uniform distribution took 1.78 ms instead of 1.46 on the H100), 4 for an
@@ -349,7 +418,7 @@ template <typename SRC, typename DST, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
     seg_scan_short(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init,
                    int exclusive, const rs_u64 *runs, unsigned long long *tickets, unsigned long long *team_n,
-                   rs_u64 *team, unsigned *longs)
+                   rs_u64 *team, unsigned *longs, const unsigned long long *dcount, const unsigned *dlist)
 {
     __shared__ rs_u64 s_pre[RS_GROUP][2]; /* the next batch's offsets s, s + 1 of this thread (cp.async, below) */
     __shared__ T pool[RS_SS_PADDED(RS_SS_CAP)]; /* the staged values */
@@ -369,28 +438,22 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
     const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
     if (flags[0]) return;
     if (runs && *runs < S) S = *runs;
-    const rs_u64 batches = (S + RS_GROUP - 1) / RS_GROUP;
+    /* every batch, or after seg_scan_short_pairs the *dcount batches dlist names (RS_SS_ALL: every batch) */
+    if (dlist && *dcount == RS_SS_ALL) dlist = nullptr;
+    const rs_u64 batches = dlist ? *dcount : (S + RS_GROUP - 1) / RS_GROUP;
     /* batches taken from a counter after the first (blockIdx.x): a batch's cost follows its segments' lengths (one of
      * 1000-value segments is 256 K values, one of single values 1.5 K), and with fixed batches per block the blocks
      * with two of the heaviest finished last (H100, 2^28 values in segments of 1000: 1048 batches, 792 blocks) */
     rs_u64 next = 0;
     bool pre = false; /* block-uniform: s_pre holds this batch's offsets */
-    const bool narrow_off = kind == RS_INT32 || kind == RS_UINT32;
-    for (rs_u64 b = blockIdx.x; b < batches; b = next) {
+    for (rs_u64 i = blockIdx.x; i < batches; i = next) {
+        const rs_u64 b = dlist ? dlist[i] : i;
         const rs_u64 s = b * RS_GROUP + t;
         rs_u64 o = 0, len = 0;
         if (s < S) {
             if (pre) {
                 rs_copy_async_wait();
-                if (narrow_off) {
-                    const unsigned u0 = *reinterpret_cast<const unsigned *>(&s_pre[t][0]),
-                                   u1 = *reinterpret_cast<const unsigned *>(&s_pre[t][1]);
-                    o = kind == RS_INT32 ? (rs_u64)(long long)(int)u0 : (rs_u64)u0;
-                    len = (kind == RS_INT32 ? (rs_u64)(long long)(int)u1 : (rs_u64)u1) - o;
-                } else {
-                    o = s_pre[t][0];
-                    len = s_pre[t][1] - o;
-                }
+                rs_ss_pre_read(s_pre[t], kind, &o, &len);
             } else {
                 o = rs_ss_off(offsets, kind, s);
                 len = rs_ss_off(offsets, kind, s + 1) - o;
@@ -416,16 +479,8 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
          * argmax in packed batches; seg_scan_short's offsets a batch early"). */
         pre = next < batches;
         if (pre) {
-            const rs_u64 sn = next * RS_GROUP + t;
-            if (sn < S) {
-                if (narrow_off) {
-                    rs_copy_async<4>(&s_pre[t][0], static_cast<const unsigned *>(offsets) + sn);
-                    rs_copy_async<4>(&s_pre[t][1], static_cast<const unsigned *>(offsets) + sn + 1);
-                } else {
-                    rs_copy_async<8>(&s_pre[t][0], static_cast<const rs_u64 *>(offsets) + sn);
-                    rs_copy_async<8>(&s_pre[t][1], static_cast<const rs_u64 *>(offsets) + sn + 1);
-                }
-            }
+            const rs_u64 sn = (dlist ? dlist[next] : next) * RS_GROUP + t;
+            if (sn < S) rs_ss_pre_copy(s_pre[t], offsets, kind, sn);
         }
         /* A batch without a segment of more than GMAX values and with at most RS_SS_CAP values in all (nearly every
          * batch of the 90 %-ones distribution) is one range of values, staged in one round, and a segment's packed
@@ -507,38 +562,131 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
                 l_len[c][at] = (unsigned short)len;
             }
             __syncthreads(); /* the round's values and lists */
-            if (mine && len <= RS_SS_SHORT) {
-                T acc = Op::identity();
-                for (unsigned i = 0; i < (unsigned)len; i++) {
-                    const T x = rs_load<T>(pad, pos - A + i);
-                    const T prev = acc;
-                    acc = i == 0 ? x : Op::combine(acc, x);
-                    rs_put(pad, pos - A + i,
-                           rs_out<Op>(Op::combine(init, exclusive ? (i == 0 ? Op::identity() : prev) : acc)));
-                }
-            }
-            /* the lists' warp-sized pieces (4 segments of class 0, 2 of class 1, 1 of class 2) dealt to the warps in
-             * turn, so no warp takes two while another has none */
-            const unsigned m0 = l_n[0], m1 = l_n[1], m2 = l_n[2], i0 = (m0 + 3) / 4, i1 = (m1 + 1) / 2;
-            for (unsigned k = w; k < i0 + i1 + m2; k += RS_SS_TEAMS) { /* uniform per warp */
-                if (k < i0) {
-                    const unsigned e = 4 * k + lane / 8;
-                    rs_ss_group<8, T, Op>(pad, pad, e < m0, e < m0 ? l_at[0][e] : 0, e < m0 ? l_len[0][e] : 0, init,
-                                          exclusive);
-                } else if (k < i0 + i1) {
-                    const unsigned e = 2 * (k - i0) + lane / 16;
-                    rs_ss_group<16, T, Op>(pad, pad, e < m1, e < m1 ? l_at[1][e] : 0, e < m1 ? l_len[1][e] : 0, init,
-                                           exclusive);
-                } else {
-                    const unsigned e = k - i0 - i1;
-                    rs_ss_group<32, T, Op>(pad, pad, true, l_at[2][e], l_len[2][e], init, exclusive);
-                }
-            }
+            if (mine && len <= RS_SS_SHORT) rs_ss_thread<T, Op>(pad, pos - A, (unsigned)len, init, exclusive);
+            rs_ss_deal<RS_GROUP, T, Op>(pad, l_at, l_len, l_n, w, lane, init, exclusive);
             __syncthreads(); /* the round's results; every thread has read l_n */
             if (t < 3) l_n[t] = 0;
             rs_ss_move<false>(pad, out, A, B, total, np, s_pa, s_pg, o0, s_o, s_pos);
             if (r + 1 < rounds) __syncthreads(); /* pool is refilled (uniform) */
         }
+    }
+}
+
+/* seg_scan_short with two segments a thread, batches of RS_SS_PB = 512 (thread t's: segments j 256 + t of the batch, j
+ * = 0, 1), for float32 read and written as it is, launched where the mean segment is short (rs_ss_pairs_fit; the
+ * bench's 90 %-ones distribution averages 6 values a segment). A batch with no segment over RS_SS_GMAX values and at
+ * most RS_SS_CAP values in all is staged and scanned as seg_scan_short's packed batches are (rs_ss_thread, rs_ss_deal:
+ * the same operands in the same order, the same bits). Any other batch is deferred: its one or two halves are listed
+ * (dlist[0 .. *dcount)) for seg_scan_short, launched next, which takes them as its batches of 256 (their segments of
+ * over RS_SS_GMAX values to seg_scan_team and the chunk path, as always); this kernel keeps no rounds, pieces or team
+ * list, and so its registers. What a batch pays whatever its segments (three barriers, the counter, the staging's
+ * set-up, the loops) is paid once for 512 segments, and each memory round trip carries twice the bytes (the
+ * reductions' seg_short_pairs, segmented.cu; the twenty-fourth session's Q8 did the same inside seg_scan_short, for
+ * every distribution, and lost 4 % over power law: docs/PERFORMANCE.md, "Segmented scan: packed batches"). The next
+ * batch's offsets come a batch early (rs_ss_pre_copy), as in seg_scan_short. A batch ends without a barrier of its
+ * own: s_first, s_last and s_next are read before its second barrier, l_n before its third, and the pool is read
+ * back before a thread reaches the next batch's first (a deferred batch adds one barrier for the same reason). */
+#define RS_SS_PAIRS 2
+#define RS_SS_PB (RS_SS_PAIRS * RS_GROUP)
+static_assert(RS_SS_CAP == 4096 && RS_SS_GMAX + 1 == RS_CU_SEG_TEAM_MIN,
+              "cu_launch.h's rs_cu_seg_scan_marks_words bounds the deferred batches for this pool and class");
+/* seg_scan_short_pairs where the mean segment holds at most 7 values (n <= 7 S, windows of RS_SS_TILE counted
+ * whole): a batch of 512 segments then averages at most 3584 values, so most fit the pool's RS_SS_CAP = 4096 (the
+ * bench's power-law lengths average 44 values: there it is not launched, and seg_scan_short is as it was) */
+__host__ __device__ __forceinline__ bool rs_ss_pairs_fit(rs_u64 windows, rs_u64 S)
+{
+    return windows * RS_SS_TILE <= (rs_u64)(RS_SS_CAP / RS_SS_PB - 1) * S;
+}
+
+template <typename T, class Op>
+__global__ void __launch_bounds__(RS_GROUP, 6)
+    seg_scan_short_pairs(const T *in, T *out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init,
+                         int exclusive, const rs_u64 *runs, rs_u64 windows, unsigned long long *tickets,
+                         unsigned long long *dcount, unsigned *dlist)
+{
+    __shared__ rs_u64 s_pre[RS_SS_PAIRS][RS_GROUP][2]; /* the next batch's offsets of this thread's segments */
+    __shared__ T pool[RS_SS_PADDED(RS_SS_CAP)];
+    /* the batch's segments of 9..64, 65..128 and 129..256 values, as positions in pool (up to 455 of class 0) */
+    __shared__ unsigned short l_at[3][RS_SS_PB], l_len[3][RS_SS_PB];
+    __shared__ unsigned l_n[3];
+    __shared__ rs_u64 s_next, s_first, s_last;
+    const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
+    if (flags[0]) return;
+    if (runs) { /* scan by key's _async form: the choice rs_cu_seg_scan makes on the host, here on the run count */
+        if (*runs < S) S = *runs;
+        if (!rs_ss_pairs_fit(windows, S)) {
+            if (blockIdx.x == 0 && t == 0) *dcount = RS_SS_ALL; /* seg_scan_short takes every batch */
+            return;
+        }
+    }
+    const rs_u64 batches = (S + RS_SS_PB - 1) / RS_SS_PB, halves = (S + RS_GROUP - 1) / RS_GROUP;
+    rs_u64 next = 0;
+    bool pre = false; /* block-uniform: s_pre holds this batch's offsets */
+    for (rs_u64 b = blockIdx.x; b < batches; b = next) {
+        rs_u64 o[RS_SS_PAIRS], len[RS_SS_PAIRS];
+        bool over = false; /* a segment of the thread's holds more than RS_SS_GMAX values */
+        if (pre) rs_copy_async_wait();
+#pragma unroll
+        for (unsigned j = 0; j < RS_SS_PAIRS; j++) {
+            const rs_u64 s = b * RS_SS_PB + j * RS_GROUP + t;
+            o[j] = 0;
+            len[j] = 0;
+            if (s < S) {
+                if (pre) {
+                    rs_ss_pre_read(s_pre[j][t], kind, &o[j], &len[j]);
+                } else {
+                    o[j] = rs_ss_off(offsets, kind, s);
+                    len[j] = rs_ss_off(offsets, kind, s + 1) - o[j];
+                }
+            }
+            if (j == 0 && t == 0) s_first = o[0]; /* s < S: b < batches */
+            if (s < S && ((j == RS_SS_PAIRS - 1 && t == RS_GROUP - 1) || s + 1 == S)) s_last = o[j] + len[j];
+            over = over || len[j] > RS_SS_GMAX;
+        }
+        if (t == 0) s_next = gridDim.x + atomicAdd(tickets, 1ull);
+        if (t < 3) l_n[t] = 0;
+        const bool wide = __syncthreads_or(over) != 0;
+        const rs_u64 o0 = s_first, span = s_last - o0;
+        next = s_next;
+        pre = next < batches;
+        if (pre) {
+#pragma unroll
+            for (unsigned j = 0; j < RS_SS_PAIRS; j++) {
+                const rs_u64 sn = next * RS_SS_PB + j * RS_GROUP + t;
+                if (sn < S) rs_ss_pre_copy(s_pre[j][t], offsets, kind, sn);
+            }
+        }
+        if (wide || span > RS_SS_CAP) { /* uniform: deferred to seg_scan_short */
+            if (t == 0) {
+                const unsigned h = 2 * b + 1 < halves ? 2u : 1u;
+                const unsigned long long at = atomicAdd(dcount, (unsigned long long)h);
+                dlist[at] = (unsigned)(2 * b);
+                if (h == 2) dlist[at + 1] = (unsigned)(2 * b + 1);
+            }
+            __syncthreads(); /* s_first, s_last, s_next read */
+            continue;
+        }
+        const rs_ss_padded<T> pad = {pool};
+        rs_ss_run<true>(pad, in, o0, 0, (unsigned)span);
+        unsigned pos[RS_SS_PAIRS], ln[RS_SS_PAIRS];
+#pragma unroll
+        for (unsigned j = 0; j < RS_SS_PAIRS; j++) {
+            pos[j] = (unsigned)(o[j] - o0);
+            ln[j] = (unsigned)len[j];
+            if (ln[j] > RS_SS_SHORT) {
+                const unsigned c = ln[j] <= 8 * RS_COARSE_ITEMS ? 0 : ln[j] <= 16 * RS_COARSE_ITEMS ? 1 : 2;
+                const unsigned at = atomicAdd(&l_n[c], 1u);
+                l_at[c][at] = (unsigned short)pos[j];
+                l_len[c][at] = (unsigned short)ln[j];
+            }
+        }
+        __syncthreads(); /* the batch's values and lists */
+#pragma unroll
+        for (unsigned j = 0; j < RS_SS_PAIRS; j++)
+            if (ln[j] > 0 && ln[j] <= RS_SS_SHORT) rs_ss_thread<T, Op>(pad, pos[j], ln[j], init, exclusive);
+        rs_ss_deal<RS_SS_PB, T, Op>(pad, l_at, l_len, l_n, w, lane, init, exclusive);
+        __syncthreads(); /* the batch's results */
+        rs_ss_run<false>(pad, out, o0, 0, (unsigned)span);
     }
 }
 
@@ -760,11 +908,27 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
         rs_u64 *team = static_cast<rs_u64 *>(marks) + 2 * places;
         cudaError_t err = cudaMemsetAsync(lb, 0, (size_t)(RS_SP_SLOT_BASE + 4 * places) * sizeof(rs_sp_word_t), stream);
         if (err != cudaSuccess) return err;
+        /* float32 read and written as it is and the mean segment short (scan by key's _async form: the kernel
+         * looks at the run count): seg_scan_short_pairs (word 5: its batch counter, 6: its deferred batches' count,
+         * their list after the team list), then seg_scan_short over the batches it deferred */
+        unsigned long long *dcount = nullptr;
+        unsigned *dlist = nullptr;
+        if constexpr (std::is_same<X, float>::value && std::is_same<T, float>::value) {
+            if (R || rs_ss_pairs_fit(windows, num_segments)) { /* R: the kernel chooses on the run count */
+                dcount = reinterpret_cast<unsigned long long *>(words + 6);
+                dlist = reinterpret_cast<unsigned *>(team + rs_cu_seg_scan_team_words(places));
+                const auto pairs_kernel = seg_scan_short_pairs<T, Op>;
+                pairs_kernel<<<rs_resident_grid(pairs_kernel, grid_segments), RS_GROUP, 0, stream>>>(
+                    static_cast<const T *>(in), static_cast<T *>(out), offsets, kind, num_segments, flags, init_v,
+                    exclusive, R, windows, reinterpret_cast<unsigned long long *>(words + 5), dcount, dlist);
+                if ((err = rs_launched()) != cudaSuccess) return err;
+            }
+        }
         const auto short_kernel = seg_scan_short<typename Sr::type, typename D::type, T, Op>;
         short_kernel<<<rs_resident_grid(short_kernel, grid_segments), RS_GROUP, 0, stream>>>(
             Sr::make(in, in_dtype), D::make(out, out_dtype), offsets, kind, num_segments, flags, init_v, exclusive, R,
             reinterpret_cast<unsigned long long *>(words + 2), reinterpret_cast<unsigned long long *>(words + 3), team,
-            reinterpret_cast<unsigned *>(words + 4));
+            reinterpret_cast<unsigned *>(words + 4), dcount, dlist);
         if ((err = rs_launched()) != cudaSuccess) return err;
         const auto team_kernel = seg_scan_team<typename Sr::type, typename D::type, T, Op>;
         /* a warp per listed segment, at most places * 2048 / 257 of them: the grid does not follow the segment count */

@@ -50,12 +50,23 @@ static const redscan_dtype OFF_DTYPES[] = {REDSCAN_INT32, REDSCAN_UINT32, REDSCA
 
 static int usable(redscan_dtype dt) { return dt != REDSCAN_FLOAT64 || g_have_fp64; }
 
-typedef enum { LAY_MIXED = 0, LAY_HUGE, LAY_EMPTY, LAY_ONES, LAY_POWER, LAY_UNIFORM, LAY_SHORT, LAY_COUNT } layout;
-#define LAY_BATCHES ((layout)LAY_COUNT) /* past the layouts loop: cases of its own */
+/* the layouts from LAY_COUNT on are past the layouts loop: cases of their own */
+typedef enum {
+    LAY_MIXED = 0,
+    LAY_HUGE,
+    LAY_EMPTY,
+    LAY_ONES,
+    LAY_POWER,
+    LAY_UNIFORM,
+    LAY_SHORT,
+    LAY_COUNT,
+    LAY_BATCHES = LAY_COUNT,
+    LAY_PAIRS
+} layout;
 static const char *lay_name(layout l)
 {
     static const char *names[] = {"mixed",   "huge",  "many-empty", "many-ones",
-                                  "power-law", "uniform", "short",     "batch-mix"};
+                                  "power-law", "uniform", "short",     "batch-mix", "short-pairs"};
     return names[l];
 }
 
@@ -129,6 +140,35 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
                                        : (j == 7 ? 3000 : (size_t)h_rng_below(r, 8));
         }
         break;
+    case LAY_PAIRS: {
+        /* batches of 512 segments for CUDA's seg_scan_short_pairs (float32 read and written as it is, the mean
+         * segment at most 7 values: these kinds average about 4), one of each kind first, then kinds in random order,
+         * enough at level 1 that every block of the kernel takes several: ones (packed); 455 x 9 values and a 1
+         * (exactly the 4096 values of a pool, 455 entries for the groups of 8 lanes); 511 x 8 and a 9 (4097 values:
+         * deferred, both halves to seg_scan_short); a 257-value segment among ones (deferred: seg_scan_team); 4 x 200,
+         * 8 x 100 and about 39 x 30 among 0 .. 2 (every lane-group class, in both halves); a 3000-value segment
+         * among 0 .. 3 (deferred: the chunk path). The last batch is partial (37 or 293 segments: one half or two),
+         * with or without a 300-value segment (deferred). */
+        size_t b = 0;
+        while (S + 512 + 293 <= cap) {
+            const unsigned pick = (unsigned)h_rng_below(r, 9);
+            const unsigned kind = b < 5 ? (unsigned)b + 1 : pick < 4 ? 0 : pick - 3;
+            for (size_t j = 0; j < 512; j++)
+                len[S++] = kind == 0   ? 1
+                           : kind == 1 ? (j < 455 ? 9 : j == 455 ? 1 : 0)
+                           : kind == 2 ? (j < 511 ? 8 : 9)
+                           : kind == 3 ? (j == 300 ? 257 : 1)
+                           : kind == 4 ? (j % 128 == 5    ? 200
+                                          : j % 64 == 20 ? 100
+                                          : j % 13 == 7  ? 30
+                                                         : (size_t)h_rng_below(r, 3))
+                                       : (j == 7 ? 3000 : (size_t)h_rng_below(r, 4));
+            b++;
+        }
+        const size_t m = h_rng_below(r, 2) ? 37 : 293, with_long = (size_t)h_rng_below(r, 2);
+        for (size_t j = 0; j < m; j++) len[S++] = with_long && j == m - 5 ? 300 : (size_t)h_rng_below(r, 3);
+        break;
+    }
     default: break;
     }
     return S;
@@ -180,6 +220,8 @@ static void scan_case(redscan_op op, redscan_dtype dt, redscan_dtype odt, layout
     off[0] = lead;
     for (size_t s = 0; s < S; s++) off[s + 1] = off[s] + len[s];
     const size_t n = (size_t)off[S], tail = 1 + (size_t)h_rng_below(&r, 9), total = n + tail;
+    if (lay == LAY_PAIRS) /* CUDA's rs_ss_pairs_fit: input windows of 2048 counted whole */
+        CHECK((total + 2047) / 2048 * 2048 <= 7 * (uint64_t)S, "short-pairs: %zu values over %zu segments", total, S);
     const size_t es = ref_size(dt), os = ref_size(odt);
     unsigned char *x = (unsigned char *)h_malloc(total * es);
     h_fill(dt, x, lead, h_poison(op, dt));
@@ -478,6 +520,8 @@ static void bykey_case(redscan_op op, redscan_dtype dt, redscan_dtype odt, redsc
     if (R == 0) len[R++] = 1;
     size_t n = 0;
     for (size_t i = 0; i < R; i++) n += len[i];
+    if (lay == LAY_PAIRS) /* the blocking form's runs: CUDA's rs_ss_pairs_fit */
+        CHECK((n + 2047) / 2048 * 2048 <= 7 * (uint64_t)R, "short-pairs: %zu values over %zu runs", n, R);
     const size_t es = ref_size(dt), os = ref_size(odt), ks = ref_size(kdt);
     unsigned char *x = (unsigned char *)h_malloc(n * es + 8), *keys = (unsigned char *)h_malloc(n * ks + 8);
     const h_gen gen = (h_gen)(h_rng_below(&r, (uint64_t)h_gen_count(dt)));
@@ -756,6 +800,18 @@ int main(void)
         scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_BATCHES, REDSCAN_INT32, nb, 0, a);
         scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_BATCHES, REDSCAN_UINT64, nb, 0, b);
         bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_INT32, LAY_BATCHES, nb, 0, a);
+    }
+    {
+        /* CUDA's seg_scan_short_pairs: 2048 batches of 512 segments at level 1 (the H100 holds 792 blocks of it), 64
+         * at level 0; offsets of three widths, async, in place, exclusive; scan by key over the same runs, blocking
+         * (the run count read back: the same kernel) and async (seg_scan_short alone) */
+        const size_t np = (L == 0 ? 64 : 2048) * 512 + 293;
+        const opts a = {0, 1, 0, 1, 0}, b = {1, 0, 1, 0, 0}, c = {1, 1, 0, 0, 2}, k = {0, 1, 0, 0, 0};
+        scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_PAIRS, REDSCAN_INT32, np, 0, a);
+        scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_PAIRS, REDSCAN_UINT64, np, 0, b);
+        scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_PAIRS, REDSCAN_INT64, np, 0, c);
+        bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_INT32, LAY_PAIRS, np, 0, k);
+        bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_UINT64, LAY_PAIRS, np, 0, a);
     }
     printf("layouts: %.1f s\n", h_now() - t0);
 
