@@ -274,7 +274,7 @@ __device__ __forceinline__ void rs_bykx_store_warp(T *out, uint4 *stage, const T
 /* BITS: kkind is RS_KEYS_BITS (the segmented scan's heads), an instance of its own: the bounds and the bit tests held
  * in the keys' instance cost scan by key 14 % on the H200 (more registers spilled at the launch bound) */
 template <typename T, class Op, bool BITS>
-__global__ void __launch_bounds__(RS_GROUP, rs_bykx_min_blocks<T>::value)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(rs_bykx_min_blocks<T>::value))
     byk_scan_exact(const void *keys, int kkind, const T *in, T *out, rs_sp_word_t *words, rs_u64 n, rs_u64 tiles,
                    int exclusive, T init, unsigned spins, int inplace, int vec)
 {

@@ -47,7 +47,7 @@ template <class B, typename T, class Op> struct rs_sp_min_blocks {
 };
 
 template <class B, typename SRC, typename DST, typename T, class Op, unsigned PER>
-__global__ void __launch_bounds__(RS_GROUP, (rs_sp_min_blocks<B, T, Op>::value))
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS((rs_sp_min_blocks<B, T, Op>::value)))
     scan_single_pass(SRC in, DST out, rs_sp_word_t *flags, rs_u64 n, int exclusive, T init, unsigned spins,
                      int inplace)
 {
@@ -287,7 +287,7 @@ __device__ __forceinline__ void rs_spp_store(const rs_ndst<T> out, rs_u64 base, 
 }
 
 template <typename T, class Op, unsigned BYTES, unsigned ITEMS, bool SWAR = false>
-__global__ void __launch_bounds__(RS_GROUP, RS_SPP_MIN_BLOCKS)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(RS_SPP_MIN_BLOCKS))
     scan_single_pass_packed(const rs_nsrc<T> in, const rs_ndst<T> out, rs_sp_word_t *flags, rs_u64 n, int exclusive,
                             T init, unsigned spins, int inplace)
 {

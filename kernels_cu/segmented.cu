@@ -985,7 +985,7 @@ __device__ __forceinline__ void rs_seg_short(Src src, const void *offsets, int k
  * 2.27-2.29, and the power-law one 1.10 (1.47 before; both measured before seg_medium_arg took lane groups, which
  * brought them to 1.42 and 0.98). 8-byte values: 6 blocks (8 spilled 24 bytes). */
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, sizeof(T) <= 4 ? 8 : 6)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) <= 4 ? 8 : 6))
     seg_short(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue, const unsigned *flags,
               const rs_u64 *runs, unsigned stage)
 {
@@ -1001,7 +1001,7 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T) <= 4 ? 8 : 6)
  * batch's offsets copied by cp.async during the staging made it slower (0.755, 0.778, 0.874, 1.144). */
 #define RS_SEG_PAIRS 2
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, 6)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(6))
     seg_short_pairs(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue, const unsigned *flags,
                     unsigned stage)
 {
@@ -1009,7 +1009,7 @@ __global__ void __launch_bounds__(RS_GROUP, 6)
 }
 
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, sizeof(T::v) <= 4 ? 8 : 6)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T::v) <= 4 ? 8 : 6))
     seg_short_arg(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue, const unsigned *flags)
 {
     rs_seg_short_pairs<Src, Dst, T, Op>(src, offsets, kind, S, out, queue, flags);
@@ -1023,7 +1023,7 @@ __global__ void __launch_bounds__(RS_GROUP, sizeof(T::v) <= 4 ? 8 : 6)
  * it a 24-byte stack; bounded at 6 (40 registers, no stack) it ran the same, 1.140-1.142 ms against 1.142-1.143
  * (docs/PERFORMANCE.md, "thirty-third session"). */
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, 8)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(8))
     seg_short_arg_packed(Src src, const void *offsets, int kind, rs_u64 S, Dst out, rs_u64 *queue,
                          const unsigned *flags, unsigned stage)
 {
@@ -1103,14 +1103,14 @@ __device__ __forceinline__ void rs_seg_medium(Src src, const rs_u64 *queue, rs_u
  * on) it went unbounded from 40 to 55 registers, and argmax over 1000-value segments from 0.54 to 0.69-0.71 ms; a bound
  * of 6 blocks made the int8 instances spill 44-76 bytes (H200, docs/PERFORMANCE.md). */
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, sizeof(T) <= 4 ? 5 : 4)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) <= 4 ? 5 : 4))
     seg_medium(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out, const unsigned *flags)
 {
     rs_seg_medium<Src, Dst, T, Op>(src, queue, q_bound, out, flags);
 }
 
 template <typename Src, typename Dst, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, sizeof(T::v) <= 4 ? 5 : 4)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T::v) <= 4 ? 5 : 4))
     seg_medium_arg(Src src, const rs_u64 *queue, rs_u64 q_bound, Dst out, const unsigned *flags)
 {
     rs_seg_medium<Src, Dst, T, Op>(src, queue, q_bound, out, flags);

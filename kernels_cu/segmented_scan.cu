@@ -415,7 +415,7 @@ __device__ __forceinline__ void rs_ss_pre_read(const rs_u64 *pre, int kind, rs_u
  * instances spilled 36-56 bytes and the uniform distribution took 1.78 ms instead of 1.46 on the H100), 4 for an
  * 8-byte one (6 made 64-bit instances spill). */
 template <typename SRC, typename DST, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 5 : 4)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 5 : 4))
     seg_scan_short(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init,
                    int exclusive, const rs_u64 *runs, unsigned long long *tickets, unsigned long long *team_n,
                    rs_u64 *team, unsigned *longs, const unsigned long long *dcount, const unsigned *dlist)
@@ -599,7 +599,7 @@ __host__ __device__ __forceinline__ bool rs_ss_pairs_fit(rs_u64 windows, rs_u64 
 }
 
 template <typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, 6)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(6))
     seg_scan_short_pairs(const T *in, T *out, const void *offsets, int kind, rs_u64 S, const unsigned *flags, T init,
                          int exclusive, const rs_u64 *runs, rs_u64 windows, unsigned long long *tickets,
                          unsigned long long *dcount, unsigned *dlist)
@@ -755,7 +755,7 @@ __global__ void __launch_bounds__(RS_GROUP)
  * narrow-input instances spill). */
 #define RS_SS_PER 2u
 template <typename SRC, typename DST, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP, sizeof(T) == 4 ? 8 : 4)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 8 : 4))
     seg_scan_single(SRC in, DST out, const void *offsets, int kind, rs_u64 S, const unsigned *flags,
                     rs_sp_word_t *lb, const rs_u64 *marks, T init, int exclusive, rs_u64 windows, rs_u64 places,
                     unsigned spins, int inplace, const rs_u64 *runs)
@@ -1076,7 +1076,7 @@ __device__ __forceinline__ void rs_byk_off_put(void *offsets, rs_u64 n, rs_u64 r
  * Tickets of 4 tiles at 6 blocks per SM: on the H100 at 2^28 int32 keys the offsets took about 0.40 ms of reduce by
  * key (the keys' read at the copy's speed), against 0.81 ms for a block per tile (docs/PERFORMANCE.md, "Scan / reduce
  * by key: tickets of four tiles"). */
-__global__ void __launch_bounds__(RS_GROUP, RS_BYK_MIN_BLOCKS)
+__global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(RS_BYK_MIN_BLOCKS))
     byk_single(const void *keys, int kkind, rs_u64 n, rs_u64 nt, rs_sp_word_t *words, void *offsets, rs_u64 *runs,
                void *ukeys, unsigned spins)
 {
