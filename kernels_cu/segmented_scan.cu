@@ -212,6 +212,9 @@ __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o
 #define RS_SS_HOP (RS_SS_CAP - RS_SS_GMAX)
 #define RS_SS_ROUNDS ((RS_GROUP * RS_SS_GMAX + RS_SS_HOP - 1) / RS_SS_HOP)
 #define RS_SS_LOADS 8 /* a thread's loads in flight while staging */
+/* seg_scan_short_pairs' *dcount when it took no batch (scan by key's _async form over long runs): seg_scan_short
+ * takes them all */
+#define RS_SS_ALL (~0ull)
 /* A batch's segments of 257 .. 2048 values go to seg_scan_team, a warp each over the whole grid (a batch of 256
  * segments of 1000 values is 256 K values: 1048 of them over the resident blocks left the last ones running alone).
  * A batch with up to 64 of them scanned them itself, after its staged segments, until the twenty-fourth session:
@@ -219,9 +222,6 @@ __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o
  * segmented scan over power-law and one-element-heavy segments was 3-4 % faster on the H200 and every float32 scan
  * by key of the bench 0.5-3 %, the segmented scan over 90 %-empty segments (about 23 such segments a batch) 13 %
  * slower (docs/PERFORMANCE.md, "Segmented scan: packed batches"). */
-/* seg_scan_short_pairs' *dcount when it took no batch (scan by key's _async form over long runs): seg_scan_short
- * takes them all */
-#define RS_SS_ALL (~0ull)
 #define RS_SS_TEAM_LEN_BITS 11 /* a seg_scan_team entry: offset << 11 | (length - 1), length <= 2048 */
 static_assert(RS_SS_GMAX + 1 == RS_CU_SEG_TEAM_MIN, "cu_launch.h sizes the team list for this class");
 
