@@ -139,8 +139,9 @@ static inline unsigned long long rs_cu_seg_heads_bytes(unsigned long long n)
 }
 cudaError_t rs_cu_seg_scan_heads(int kind, const void *offsets, unsigned long long num_segments, unsigned long long n,
                                  unsigned *flags, void *heads, unsigned grid, cudaStream_t stream);
-/* Segmented scan (segmented_scan.cu): the look-back words zeroed (cudaMemsetAsync), seg_scan_short, seg_scan_team,
- * seg_scan_marks and seg_scan_single in that order on the stream; init: one value of the compute type; lb: 16 + 4 x
+/* Segmented scan (segmented_scan.cu): the look-back words zeroed (cudaMemsetAsync), seg_scan_short_pairs (float32
+ * where the mean segment is short, or runs is not NULL), seg_scan_short, seg_scan_team, seg_scan_marks and
+ * seg_scan_single in that order on the stream; init: one value of the compute type; lb: 16 + 4 x
  * places uint64 (counters, and a chunk and a group slot per place), marks: rs_cu_seg_scan_marks_words(places) uint64
  * (below), places >= windows =
  * ceil(n / 2048) (n: the elements of in); spins: polls per look-back slot before the slow path; runs: NULL, or the

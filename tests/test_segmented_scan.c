@@ -804,7 +804,7 @@ int main(void)
     {
         /* CUDA's seg_scan_short_pairs: 2048 batches of 512 segments at level 1 (the H100 holds 792 blocks of it), 64
          * at level 0; offsets of three widths, async, in place, exclusive; scan by key over the same runs, blocking
-         * (the run count read back: the same kernel) and async (seg_scan_short alone) */
+         * (the run count read back: the host chooses the kernel) and async (the kernel chooses on the run count) */
         const size_t np = (L == 0 ? 64 : 2048) * 512 + 293;
         const opts a = {0, 1, 0, 1, 0}, b = {1, 0, 1, 0, 0}, c = {1, 1, 0, 0, 2}, k = {0, 1, 0, 0, 0};
         scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_PAIRS, REDSCAN_INT32, np, 0, a);
