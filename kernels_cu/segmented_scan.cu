@@ -88,43 +88,67 @@ __device__ __forceinline__ unsigned rs_ss_window(const void *offsets, int kind, 
 
 /* position q of a padded shared array: a word skipped after every 32 */
 #define RS_SS_PADDED(q) ((q) + (q) / 32)
-#define RS_SS_STAGE RS_SS_PADDED(RS_GROUP) /* a team's staged row */
 
-/* rs_ss_team of segmented_scan.cl by one warp (lane = threadIdx.x % 32, aux: the warp's 256 values, stage:
- * RS_SS_STAGE more): phase 1 per sub-section tt = lane + 32r, phase 2 by rs_kogge_stone_256_warp (the block's
+/* A team's segment in shared memory: position q of the segment at RS_SS_SWZ(q), which flips the low 3 bits by bits
+ * 5..7. Lane l reading its sub-section (positions 256r + 8l + k, k fixed) then meets bank 8 (l & 3) + (k ^ (l >> 2)),
+ * 32 distinct banks, and 32 consecutive positions from a multiple of 32 (the coalesced moves, 256r + 32k + lane) meet
+ * bank lane ^ k, a permutation: no conflict either way, and no padding word. */
+#define RS_SS_SWZ(q) ((q) ^ (((q) >> 5) & 7u))
+
+/* values 0 .. len - 1 of the segment at `o` into seg (swizzled), the identity from len to the end of its last row
+ * (`end`), by one warp; the caller's __syncwarp follows. T's read as they are go by cp.async (4 or 8 bytes a copy,
+ * coalesced), all in flight at once at no register cost; a narrow or widened input goes through registers, 8 loads in
+ * flight a lane. */
+template <typename T, class Op, typename SRC>
+__device__ __forceinline__ void rs_ss_team_load(SRC in, T *seg, unsigned lane, rs_u64 o, unsigned len, unsigned end)
+{
+    if constexpr (std::is_same<SRC, const T *>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
+        for (unsigned i = lane; i < len; i += RS_SS_TEAM) rs_copy_async<sizeof(T)>(seg + RS_SS_SWZ(i), in + o + i);
+    } else {
+        for (unsigned i0 = lane; i0 < len; i0 += RS_COARSE_ITEMS * RS_SS_TEAM) {
+            T v[RS_COARSE_ITEMS];
+#pragma unroll
+            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+                if (i0 + k * RS_SS_TEAM < len) v[k] = rs_load<T>(in, o + i0 + k * RS_SS_TEAM);
+#pragma unroll
+            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
+                if (i0 + k * RS_SS_TEAM < len) seg[RS_SS_SWZ(i0 + k * RS_SS_TEAM)] = v[k];
+        }
+    }
+    for (unsigned i = len + lane; i < end; i += RS_SS_TEAM) seg[RS_SS_SWZ(i)] = Op::identity();
+    rs_copy_async_wait();
+}
+
+/* rs_ss_team of segmented_scan.cl by one warp (lane = threadIdx.x % 32; seg: RS_SS_TILE values, aux: 256, the warp's
+ * own shared memory): phase 1 per sub-section tt = lane + 32r, phase 2 by rs_kogge_stone_256_warp (the block's
  * Kogge-Stone steps over aux[0..255], the same combinations as the twin's local-memory steps, scan_coarsened.cuh),
- * phase 3 folding the sub-section again. CUDA-only, order unchanged: each row of 256 values (sub-sections 32r .. 32r +
- * 31) is read and written through `stage` with coalesced accesses (value 32k + lane of the row by lane, k = 0..7)
- * instead of each lane's 8 contiguous values (a 32-byte stride between lanes; H100, 2^28 values in segments of 1000:
- * 3.30 -> 1.45 ms). The last, partial row too, the identity past the segment's end as the twin pads, and only the
- * values before it stored (it kept each lane's own accesses while segments of 9 .. 256 values came here too: staging
- * it then made the power-law and one-element distributions 1.6x slower; they take lane groups now). Every lane reads
- * its sub-section from `stage`, so the values it combines are those of the twin. `stage` is seen through
- * RS_SS_PADDED (a word skipped after every 32): lane l's sub-section, values 8l .. 8l + 7, then meets 32 banks, not 4.
- * A row is read before any of it is written: in place stays safe. No block barrier: the warp's own. */
+ * phase 3 folding the sub-section again. CUDA-only data movement, order unchanged: the whole segment (up to 2048
+ * values, eight rows of 256) is copied into seg first with coalesced accesses, phases 1 and 3 read it from there, the
+ * results replace it and go out with coalesced stores. Every lane reads its sub-section (values 256r + 8 lane + k)
+ * from seg, so the values it combines are those of the twin, the identity past the segment's end in its last row as
+ * the twin pads; values past len are computed, not stored. The segment is read before any of it is written: in
+ * place stays safe. No block barrier: the warp's own.
+ * Before, a row of 256 values was staged at a time and phase 3 read the segment from global memory a second time:
+ * with 6336 warps each on up to 8 KB, most of those reads missed L2 (H100, 2^28 float32 values in 90 %-empty segments
+ * of 1 .. 2000: 1.78 GB read from DRAM for 1.07 GB of values, the kernel 1.10 ms; docs/PERFORMANCE.md, "seg_scan_team
+ * reads each value once"). */
 template <typename T, class Op, typename SRC, typename DST>
-__device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, unsigned lane, rs_u64 o, unsigned len,
+__device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *seg, T *aux, unsigned lane, rs_u64 o, unsigned len,
                                            T init, int exclusive)
 {
     const unsigned rows = (len + RS_GROUP - 1) / RS_GROUP; /* rows holding values */
+    rs_ss_team_load<T, Op>(in, seg, lane, o, len, rows * RS_GROUP);
+    __syncwarp();
     for (unsigned r = 0; r < RS_SS_TEAMS; r++) {
-        const unsigned tt = lane + RS_SS_TEAM * r;
         T acc = Op::identity();
         if (r < rows) { /* uniform */
 #pragma unroll
             for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-                const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
-                stage[RS_SS_PADDED(k * RS_SS_TEAM + lane)] = i < len ? rs_load<T>(in, o + i) : Op::identity();
-            }
-            __syncwarp();
-#pragma unroll
-            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-                const T x = stage[RS_SS_PADDED(lane * RS_COARSE_ITEMS + k)];
+                const T x = seg[RS_SS_SWZ(r * RS_GROUP + lane * RS_COARSE_ITEMS + k)];
                 acc = k == 0 ? x : Op::combine(acc, x);
             }
-            __syncwarp(); /* stage is refilled by the next row */
         }
-        aux[tt] = acc;
+        aux[lane + RS_SS_TEAM * r] = acc;
     }
     __syncwarp();
     rs_kogge_stone_256_warp<Op>(aux);
@@ -133,29 +157,21 @@ __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *aux, T *stage, un
         const unsigned tt = lane + RS_SS_TEAM * r;
         const T carry = tt > 0 ? aux[tt - 1] : Op::identity();
         T acc = Op::identity(), prev = carry;
+        /* a lane's sub-section is read and rewritten by that lane alone */
 #pragma unroll
         for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-            const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
-            stage[RS_SS_PADDED(k * RS_SS_TEAM + lane)] = i < len ? rs_load<T>(in, o + i) : Op::identity();
-        }
-        __syncwarp();
-        /* a lane's sub-section is read and rewritten by that lane alone; values past len are computed, not stored */
-        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-            const T x = stage[RS_SS_PADDED(lane * RS_COARSE_ITEMS + k)];
+            const unsigned q = RS_SS_SWZ(r * RS_GROUP + lane * RS_COARSE_ITEMS + k);
+            const T x = seg[q];
             acc = k == 0 ? x : Op::combine(acc, x);
             const T l = k == RS_COARSE_ITEMS - 1 ? aux[tt] : tt > 0 ? Op::combine(carry, acc) : acc;
-            stage[RS_SS_PADDED(lane * RS_COARSE_ITEMS + k)] = rs_out<Op>(Op::combine(init, exclusive ? prev : l));
+            seg[q] = rs_out<Op>(Op::combine(init, exclusive ? prev : l));
             prev = l;
         }
-        __syncwarp(); /* the row's results, for the coalesced stores */
-#pragma unroll
-        for (unsigned k = 0; k < RS_COARSE_ITEMS; k++) {
-            const unsigned i = r * RS_GROUP + k * RS_SS_TEAM + lane;
-            if (i < len) rs_put(out, o + i, stage[RS_SS_PADDED(k * RS_SS_TEAM + lane)]);
-        }
-        __syncwarp(); /* stage is refilled by the next row */
     }
-    __syncwarp(); /* aux is refilled by the warp's next segment */
+    __syncwarp(); /* the results, for the coalesced stores */
+#pragma unroll 4
+    for (unsigned i = lane; i < len; i += RS_SS_TEAM) rs_put(out, o + i, seg[RS_SS_SWZ(i)]);
+    __syncwarp(); /* seg and aux are refilled by the warp's next segment */
 }
 
 /* A segment of RS_SS_SHORT + 1 .. 8 W values (W = 8, 16 or 32; 8 = RS_COARSE_ITEMS) by a group of W lanes, 32 / W
@@ -693,20 +709,25 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(6))
 /* The segments of RS_SS_GMAX + 1 .. 2048 values that seg_scan_short listed (offset << 11 | len - 1), a warp each
  * (rs_ss_team), warp g of the grid taking entries g, g + warps, ... Before, the warps of the block whose batch held
  * them did, after its staged segments: a batch of 256 segments of 1000 values was 256 K values, and 1048 such batches
- * over 792 resident blocks left the last ones running on a third of the device (H100, 2^28 values). */
+ * over 792 resident blocks left the last ones running on a third of the device (H100, 2^28 values).
+ * A block is RS_SS_TW(T) warps (not RS_GROUP threads): each warp holds its whole segment, 8 KB of 4-byte values, and
+ * 36 KB of static shared memory a block lets 6 blocks (24 warps) share an SM's 228 KB; the bound of 6 blocks keeps
+ * the registers of every instance within that (ptxas gave the int32 sum 96 without it, 5 blocks). */
+#define RS_SS_TW(T) (sizeof(T) <= 4 ? 4u : 2u)
 template <typename SRC, typename DST, typename T, class Op>
-__global__ void __launch_bounds__(RS_GROUP)
+__global__ void __launch_bounds__(RS_SS_TW(T) * RS_SS_TEAM, 6)
     seg_scan_team(SRC in, DST out, const unsigned *flags, const unsigned long long *team_n, const rs_u64 *team, T init,
                   int exclusive)
 {
-    __shared__ T aux[RS_SS_TEAMS * RS_GROUP];
-    __shared__ T stage[RS_SS_TEAMS * RS_SS_STAGE]; /* a row of 256 values per warp */
+    constexpr unsigned TW = RS_SS_TW(T);
+    __shared__ T seg[TW * RS_SS_TILE]; /* a segment of up to 2048 values per warp */
+    __shared__ T aux[TW * RS_GROUP];
     const unsigned lane = threadIdx.x % RS_SS_TEAM, w = threadIdx.x / RS_SS_TEAM;
     if (flags[0]) return;
-    const rs_u64 m = *team_n, warps = (rs_u64)gridDim.x * RS_SS_TEAMS;
-    for (rs_u64 e = (rs_u64)blockIdx.x * RS_SS_TEAMS + w; e < m; e += warps) { /* uniform per warp */
+    const rs_u64 m = *team_n, warps = (rs_u64)gridDim.x * TW;
+    for (rs_u64 e = (rs_u64)blockIdx.x * TW + w; e < m; e += warps) { /* uniform per warp */
         const rs_u64 v = team[e];
-        rs_ss_team<T, Op>(in, out, aux + w * RS_GROUP, stage + w * RS_SS_STAGE, lane, v >> RS_SS_TEAM_LEN_BITS,
+        rs_ss_team<T, Op>(in, out, seg + w * RS_SS_TILE, aux + w * RS_GROUP, lane, v >> RS_SS_TEAM_LEN_BITS,
                           (unsigned)(v & ((1u << RS_SS_TEAM_LEN_BITS) - 1)) + 1, init, exclusive);
     }
 }
@@ -932,9 +953,11 @@ extern "C" cudaError_t rs_cu_seg_scan(int in_dtype, int out_dtype, int op, int e
         if ((err = rs_launched()) != cudaSuccess) return err;
         const auto team_kernel = seg_scan_team<typename Sr::type, typename D::type, T, Op>;
         /* a warp per listed segment, at most places * 2048 / 257 of them: the grid does not follow the segment count */
-        const rs_u64 most = places * RS_SS_TILE / (RS_SS_GMAX + 1) / RS_SS_TEAMS + 1;
-        team_kernel<<<rs_resident_grid(team_kernel, most < 0x7fffffffu ? (unsigned)most : 0x7fffffffu), RS_GROUP, 0,
-                      stream>>>(
+        constexpr unsigned TW = RS_SS_TW(T);
+        const rs_u64 most = places * RS_SS_TILE / (RS_SS_GMAX + 1) / TW + 1;
+        team_kernel<<<rs_resident_grid(team_kernel, most < 0x7fffffffu ? (unsigned)most : 0x7fffffffu, 0,
+                                       TW * RS_SS_TEAM),
+                      TW * RS_SS_TEAM, 0, stream>>>(
             Sr::make(in, in_dtype), D::make(out, out_dtype), flags, reinterpret_cast<unsigned long long *>(words + 3),
             team, init_v, exclusive);
         if ((err = rs_launched()) != cudaSuccess) return err;
