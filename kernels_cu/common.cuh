@@ -631,8 +631,9 @@ static inline cudaError_t rs_launched(void)
 
 /* The grid of a kernel whose blocks take fixed tiles (g, g + grid, ...), capped at the blocks of `threads` threads
  * (RS_GROUP unless the kernel says otherwise) the device holds at once. rs_cuda_grid_for's 8 per SM assume 32
- * registers a thread; a kernel with launch bounds of 6 blocks per SM ran its last quarter of blocks as a second wave on a quarter of the device (seg_scan_short: 1056
- * blocks, 792 resident). Unknown occupancy leaves the grid as it is. */
+ * registers a thread; a kernel with launch bounds of 6 blocks per SM ran its last quarter of blocks as a second wave
+ * on a quarter of the device (seg_scan_short: 1056 blocks, 792 resident). Unknown occupancy leaves the grid as it
+ * is. */
 template <typename K>
 static inline unsigned rs_resident_grid(K kernel, unsigned grid, size_t dynamic_shared = 0, int threads = RS_GROUP)
 {
