@@ -12,7 +12,8 @@
  *                    widenings on a rotating subset (all at level 2)
  *   layouts          one huge segment (several groups of 32 chunks: the chain), many empty, many one-element,
  *                    power-law and uniform lengths, short (every length 0 .. 40 many times and the edges of
- *                    the work division's classes: 8 / 9, rows of 256, 2048 / 2049), each with every offsets dtype
+ *                    the work division's classes: 8 / 9, rows of 256, 2048 / 2049), each with every offsets dtype;
+ *                    CUDA's batches (batch-mix, short-pairs) and its warps of seg_scan_team (team-many) at their limits
  *   positions        one segment's content at several offsets among other segments: the same bits
  *   in place, async  in == out; the _async form with redscan_synchronize
  *   errors           host checks (status, message, nothing written) and the device checks (decreasing, negative,
@@ -61,12 +62,13 @@ typedef enum {
     LAY_SHORT,
     LAY_COUNT,
     LAY_BATCHES = LAY_COUNT,
-    LAY_PAIRS
+    LAY_PAIRS,
+    LAY_TEAMS
 } layout;
 static const char *lay_name(layout l)
 {
     static const char *names[] = {"mixed",   "huge",  "many-empty", "many-ones",
-                                  "power-law", "uniform", "short",     "batch-mix", "short-pairs"};
+                                  "power-law", "uniform", "short",     "batch-mix", "short-pairs", "team-many"};
     return names[l];
 }
 
@@ -167,6 +169,17 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
         }
         const size_t m = h_rng_below(r, 2) ? 37 : 293, with_long = (size_t)h_rng_below(r, 2);
         for (size_t j = 0; j < m; j++) len[S++] = with_long && j == m - 5 ? 300 : (size_t)h_rng_below(r, 3);
+        break;
+    }
+    case LAY_TEAMS: {
+        /* CUDA's seg_scan_team (a warp a segment of 257 .. 2048 values, each warp going on to the list's next entries
+         * for it): the class's edges first, then lengths 257 .. 2048 at random, every fourth segment empty; at
+         * level 1 three quarters of cap = 9600, more than twice the warps of it that the H100 or H200 holds (132 SMs x
+         * 6 blocks x 4 warps = 3168), so that each warp takes two segments or three and reuses its shared memory */
+        static const size_t edge[] = {257, 2048, 511, 512, 513, 2047, 258, 1024};
+        const size_t E = sizeof edge / sizeof edge[0];
+        for (size_t k = 0; k < cap; k++)
+            len[S++] = k < E ? edge[k] : k % 4 == 3 ? 0 : 257 + (size_t)h_rng_below(r, 2048 - 257 + 1);
         break;
     }
     default: break;
@@ -812,6 +825,18 @@ int main(void)
         scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_PAIRS, REDSCAN_INT64, np, 0, c);
         bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_INT32, LAY_PAIRS, np, 0, k);
         bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_UINT64, LAY_PAIRS, np, 0, a);
+    }
+    {
+        /* CUDA's seg_scan_team with several segments a warp at level 1 (team-many): float32 in place, exclusive, init
+         * (the values by cp.async), float16 -> float32 (loads through registers), float64 (two warps a block), and
+         * scan by key over the same runs */
+        const size_t nt = L == 0 ? 400 : 9600;
+        const opts a = {1, 1, 1, 0, 0}, b = {0, 0, 0, 1, 0};
+        scan_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, LAY_TEAMS, REDSCAN_INT32, nt, 0, a);
+        scan_case(REDSCAN_SUM, REDSCAN_FLOAT16, REDSCAN_FLOAT32, LAY_TEAMS, REDSCAN_UINT64, nt, 0, b);
+        if (usable(REDSCAN_FLOAT64))
+            scan_case(REDSCAN_SUM, REDSCAN_FLOAT64, REDSCAN_FLOAT64, LAY_TEAMS, REDSCAN_INT64, nt, 0, b);
+        bykey_case(REDSCAN_SUM, REDSCAN_FLOAT32, REDSCAN_FLOAT32, REDSCAN_INT32, LAY_TEAMS, nt, 0, b);
     }
     printf("layouts: %.1f s\n", h_now() - t0);
 
