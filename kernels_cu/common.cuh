@@ -369,6 +369,23 @@ template <unsigned B> __device__ __forceinline__ void rs_copy_async(void *dst_sh
         *static_cast<uint2 *>(dst_shared) = *static_cast<const uint2 *>(src);
 #endif
 }
+/* The staging loops' shape: values g + k of src for k = first, first + S, ... below m, N loads in flight a thread
+ * (issued together, then stored), each handed to put(k0, j S, value) with k = k0 + j S (the caller places it in
+ * shared memory; given apart, the constant j S folds into the store's address as before this helper). A plain loop
+ * would wait for each load before issuing the next. */
+template <unsigned N, unsigned S, typename T, typename Src, typename Put>
+__device__ __forceinline__ void rs_load_in_flight(Src src, rs_u64 g, unsigned first, unsigned m, Put put)
+{
+    for (unsigned k0 = first; k0 < m; k0 += N * S) {
+        T v[N];
+#pragma unroll
+        for (unsigned j = 0; j < N; j++)
+            if (k0 + j * S < m) v[j] = rs_load<T>(src, g + k0 + j * S);
+#pragma unroll
+        for (unsigned j = 0; j < N; j++)
+            if (k0 + j * S < m) put(k0, j * S, v[j]);
+    }
+}
 /* every cp.async of this thread has landed */
 __device__ __forceinline__ void rs_copy_async_wait()
 {

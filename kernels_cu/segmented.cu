@@ -737,15 +737,8 @@ __device__ __forceinline__ void rs_seg_stage(Src src, T *pool, rs_u64 a0, unsign
             return;
         }
     }
-    for (unsigned k0 = sh + t; k0 < span; k0 += RS_SEG_LOADS * RS_GROUP) {
-        T v[RS_SEG_LOADS];
-#pragma unroll
-        for (unsigned j = 0; j < RS_SEG_LOADS; j++)
-            if (k0 + j * RS_GROUP < span) v[j] = rs_load<T>(src, a0 + k0 + j * RS_GROUP);
-#pragma unroll
-        for (unsigned j = 0; j < RS_SEG_LOADS; j++)
-            if (k0 + j * RS_GROUP < span) pool[k0 + j * RS_GROUP] = v[j];
-    }
+    rs_load_in_flight<RS_SEG_LOADS, RS_GROUP, T>(src, a0, sh + t, span,
+                                                 [&](unsigned k0, unsigned d, T v) { pool[k0 + d] = v; });
 }
 /* The reductions' fold of segment s (< S) of len values at o by its thread: the empty value, or up to RS_SEG_SHORT
  * values (the tile's threads 0..7 hold four values each, the others the identity, so of the tree only s = 4, 2, 1

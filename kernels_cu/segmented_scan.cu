@@ -105,15 +105,8 @@ __device__ __forceinline__ void rs_ss_team_load(SRC in, T *seg, unsigned lane, r
     if constexpr (std::is_same<SRC, const T *>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
         for (unsigned i = lane; i < len; i += RS_SS_TEAM) rs_copy_async<sizeof(T)>(seg + RS_SS_SWZ(i), in + o + i);
     } else {
-        for (unsigned i0 = lane; i0 < len; i0 += RS_COARSE_ITEMS * RS_SS_TEAM) {
-            T v[RS_COARSE_ITEMS];
-#pragma unroll
-            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-                if (i0 + k * RS_SS_TEAM < len) v[k] = rs_load<T>(in, o + i0 + k * RS_SS_TEAM);
-#pragma unroll
-            for (unsigned k = 0; k < RS_COARSE_ITEMS; k++)
-                if (i0 + k * RS_SS_TEAM < len) seg[RS_SS_SWZ(i0 + k * RS_SS_TEAM)] = v[k];
-        }
+        rs_load_in_flight<RS_COARSE_ITEMS, RS_SS_TEAM, T>(
+            in, o, lane, len, [&](unsigned i0, unsigned d, T v) { seg[RS_SS_SWZ(i0 + d)] = v; });
     }
     for (unsigned i = len + lane; i < end; i += RS_SS_TEAM) seg[RS_SS_SWZ(i)] = Op::identity();
     rs_copy_async_wait();
@@ -297,15 +290,8 @@ template <bool IN, typename T, typename G>
 __device__ __forceinline__ void rs_ss_run(const rs_ss_padded<T> pad, G gp, rs_u64 g, unsigned q0, unsigned m)
 {
     if constexpr (IN) {
-        for (unsigned k0 = threadIdx.x; k0 < m; k0 += RS_SS_LOADS * RS_GROUP) {
-            T v[RS_SS_LOADS];
-#pragma unroll
-            for (unsigned k = 0; k < RS_SS_LOADS; k++)
-                if (k0 + k * RS_GROUP < m) v[k] = rs_load<T>(gp, g + k0 + k * RS_GROUP);
-#pragma unroll
-            for (unsigned k = 0; k < RS_SS_LOADS; k++)
-                if (k0 + k * RS_GROUP < m) rs_put(pad, q0 + k0 + k * RS_GROUP, v[k]);
-        }
+        rs_load_in_flight<RS_SS_LOADS, RS_GROUP, T>(gp, g, threadIdx.x, m,
+                                                    [&](unsigned k0, unsigned d, T v) { rs_put(pad, q0 + k0 + d, v); });
     } else {
         for (unsigned k = threadIdx.x; k < m; k += RS_GROUP) rs_put(gp, g + k, rs_load<T>(pad, q0 + k));
     }
