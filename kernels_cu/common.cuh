@@ -16,6 +16,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #define RS_GROUP 256
 /* A kernel's __launch_bounds__ blocks an SM, capped at what the architecture being compiled holds of RS_GROUP threads
  * (sm_75: 1024 threads an SM; sm_86, sm_87, sm_89, sm_12x: 1536; sm_70, sm_80, sm_90 and sm_100: 2048). ptxas
@@ -369,6 +371,11 @@ template <unsigned B> __device__ __forceinline__ void rs_copy_async(void *dst_sh
         *static_cast<uint2 *>(dst_shared) = *static_cast<const uint2 *>(src);
 #endif
 }
+/* Values read from a T array as they are, of 4 or 8 bytes: rs_copy_async can move them (a narrow or widened input is
+ * converted on the way, through registers) */
+template <typename Src, typename T> struct rs_copyable {
+    static constexpr bool value = std::is_same<Src, const T *>::value && (sizeof(T) == 4 || sizeof(T) == 8);
+};
 /* The staging loops' shape: values g + k of src for k = first, first + S, ... below m, N loads in flight a thread
  * (issued together, then stored), each handed to put(k0, j S, value) with k = k0 + j S (the caller places it in
  * shared memory; given apart, the constant j S folds into the store's address as before this helper). A plain loop

@@ -712,7 +712,7 @@ template <typename Src, typename T> __device__ __forceinline__ bool rs_seg_vec_o
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
     return false;
 #else
-    if constexpr (std::is_same<Src, const T *>::value && (sizeof(T) == 4 || sizeof(T) == 8))
+    if constexpr (rs_copyable<Src, T>::value)
         return ((size_t)src & 15) == 0;
     else
         return false;
@@ -727,7 +727,7 @@ template <typename Src, typename T>
 __device__ __forceinline__ void rs_seg_stage(Src src, T *pool, rs_u64 a0, unsigned sh, unsigned span, bool vec,
                                              unsigned t)
 {
-    if constexpr (std::is_same<Src, const T *>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
+    if constexpr (rs_copyable<Src, T>::value) {
         if (vec) {
             constexpr unsigned V = RS_SEG_VEC(T);
             const unsigned whole = span / V * V;

@@ -102,7 +102,7 @@ __device__ __forceinline__ unsigned rs_ss_window(const void *offsets, int kind, 
 template <typename T, class Op, typename SRC>
 __device__ __forceinline__ void rs_ss_team_load(SRC in, T *seg, unsigned lane, rs_u64 o, unsigned len, unsigned end)
 {
-    if constexpr (std::is_same<SRC, const T *>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
+    if constexpr (rs_copyable<SRC, T>::value) {
         for (unsigned i = lane; i < len; i += RS_SS_TEAM) rs_copy_async<sizeof(T)>(seg + RS_SS_SWZ(i), in + o + i);
     } else {
         rs_load_in_flight<RS_COARSE_ITEMS, RS_SS_TEAM, T>(
