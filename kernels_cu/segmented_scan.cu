@@ -169,7 +169,7 @@ __device__ __forceinline__ void rs_ss_team(SRC in, DST out, T *seg, T *aux, unsi
     __syncwarp(); /* seg and aux are refilled by the warp's next segment */
 }
 
-/* A segment of RS_SS_SHORT + 1 .. 8 W values (W = 8, 16 or 32; 8 = RS_COARSE_ITEMS) by a group of W lanes, 32 / W
+/* A segment of RS_SS_SHORT + 1 .. 8 W values (W = 2, 4, 8, 16 or 32; 8 = RS_COARSE_ITEMS) by a group of W lanes, 32 / W
  * segments per warp at once (CUDA-only work division; the team above took a whole warp and the 256-entry steps for
  * each, and most of its lanes had nothing to do in the one-element-heavy and power-law distributions). Lane u of the
  * group is the team's sub-section u: its values 8u .. 8u+7 folded left to right (the identity past len, as the team
@@ -362,29 +362,56 @@ __device__ __forceinline__ void rs_ss_thread(const rs_ss_padded<T> pad, unsigned
     }
 }
 
-/* The listed staged segments (class c: l_n[c] entries of pool position l_at[c][e] and length l_len[c][e]; 9..64,
- * 65..128 and 129..256 values) by lane groups of 8, 16 and 32 (rs_ss_group): the lists' warp-sized pieces (4
- * segments of class 0, 2 of class 1, 1 of class 2) dealt to the warps in turn, so no warp takes two while another
+/* The lane-group classes: class c holds the staged segments of 8 W / 2 + 1 .. 8 W values, W = RS_SS_GW(c) = 2, 4,
+ * 8, 16, 32 lanes (9..16, 17..32, 33..64, 65..128, 129..256 values), 32 / W segments a warp at once. A group of W
+ * lanes serves any segment of at most W sub-sections (rs_ss_group: the same bits whatever W), so the narrowest that
+ * fits leaves the fewest lanes idle: with three classes (8, 16, 32 lanes) a segment of 9..16 values kept 6 of its 8
+ * lanes idle, and the power-law lengths put 53 of a batch's 256 segments there (by their Pareto law). */
+#define RS_SS_CLASSES 5
+#define RS_SS_GW(c) (2u << (c))
+__device__ __forceinline__ unsigned rs_ss_class(unsigned len) /* RS_SS_SHORT < len <= RS_SS_GMAX */
+{
+    return 31u - (unsigned)__clz((int)((len - 1u) / RS_COARSE_ITEMS));
+}
+
+/* Warp piece k of class C's list (32 / W entries from k * 32 / W) by its lane groups */
+template <unsigned C, unsigned N, typename T, class Op>
+__device__ __forceinline__ void rs_ss_deal_piece(const rs_ss_padded<T> pad, const unsigned short (*l_at)[N],
+                                                 const unsigned short (*l_len)[N], unsigned m, unsigned k,
+                                                 unsigned lane, T init, int exclusive)
+{
+    constexpr unsigned W = RS_SS_GW(C);
+    const unsigned e = 32u / W * k + lane / W;
+    rs_ss_group<W, T, Op>(pad, pad, e < m, e < m ? l_at[C][e] : 0, e < m ? l_len[C][e] : 0, init, exclusive);
+}
+
+/* The listed staged segments (class c: l_n[c] entries of pool position l_at[c][e] and length l_len[c][e]) by their
+ * classes' lane groups: the lists' warp-sized pieces dealt to the warps in turn, so no warp takes two while another
  * has none. Every thread of the block calls it. */
 template <unsigned N, typename T, class Op>
 __device__ __forceinline__ void rs_ss_deal(const rs_ss_padded<T> pad, const unsigned short (*l_at)[N],
                                            const unsigned short (*l_len)[N], const unsigned *l_n, unsigned w,
                                            unsigned lane, T init, int exclusive)
 {
-    const unsigned m0 = l_n[0], m1 = l_n[1], m2 = l_n[2], i0 = (m0 + 3) / 4, i1 = (m1 + 1) / 2;
-    for (unsigned k = w; k < i0 + i1 + m2; k += RS_SS_TEAMS) { /* uniform per warp */
-        if (k < i0) {
-            const unsigned e = 4 * k + lane / 8;
-            rs_ss_group<8, T, Op>(pad, pad, e < m0, e < m0 ? l_at[0][e] : 0, e < m0 ? l_len[0][e] : 0, init,
-                                  exclusive);
-        } else if (k < i0 + i1) {
-            const unsigned e = 2 * (k - i0) + lane / 16;
-            rs_ss_group<16, T, Op>(pad, pad, e < m1, e < m1 ? l_at[1][e] : 0, e < m1 ? l_len[1][e] : 0, init,
-                                   exclusive);
-        } else {
-            const unsigned e = k - i0 - i1;
-            rs_ss_group<32, T, Op>(pad, pad, true, l_at[2][e], l_len[2][e], init, exclusive);
-        }
+    static_assert(RS_SS_GW(RS_SS_CLASSES - 1) == 32 && RS_SS_GW(0) * RS_COARSE_ITEMS == 2 * RS_SS_SHORT,
+                  "the classes cover RS_SS_SHORT + 1 .. RS_SS_GMAX");
+    unsigned end[RS_SS_CLASSES]; /* the warp pieces of classes 0 .. c */
+    unsigned sum = 0;
+#pragma unroll
+    for (unsigned c = 0; c < RS_SS_CLASSES; c++) {
+        const unsigned per = 32u / RS_SS_GW(c);
+        sum += (l_n[c] + per - 1) / per;
+        end[c] = sum;
+    }
+    for (unsigned k = w; k < sum; k += RS_SS_TEAMS) { /* uniform per warp */
+#define RS_SS_DEAL(C)                                                                                                  \
+    rs_ss_deal_piece<C, N, T, Op>(pad, l_at, l_len, l_n[C], k - (C ? end[C - 1] : 0u), lane, init, exclusive)
+        if (k < end[0]) RS_SS_DEAL(0);
+        else if (k < end[1]) RS_SS_DEAL(1);
+        else if (k < end[2]) RS_SS_DEAL(2);
+        else if (k < end[3]) RS_SS_DEAL(3);
+        else RS_SS_DEAL(4);
+#undef RS_SS_DEAL
     }
 }
 
@@ -426,10 +453,9 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 5 : 4
 {
     __shared__ rs_u64 s_pre[RS_GROUP][2]; /* the next batch's offsets s, s + 1 of this thread (cp.async, below) */
     __shared__ T pool[RS_SS_PADDED(RS_SS_CAP)]; /* the staged values */
-    /* a round's staged segments by class, as positions in pool: 9..64, 65..128 and 129..256 values (groups of 8, 16
-     * and 32 lanes) */
-    __shared__ unsigned short l_at[3][RS_GROUP], l_len[3][RS_GROUP];
-    __shared__ unsigned l_n[3];
+    /* a round's staged segments of RS_SS_SHORT + 1 .. RS_SS_GMAX values by class (rs_ss_class), as positions in pool */
+    __shared__ unsigned short l_at[RS_SS_CLASSES][RS_GROUP], l_len[RS_SS_CLASSES][RS_GROUP];
+    __shared__ unsigned l_n[RS_SS_CLASSES];
     __shared__ unsigned s_tcnt[RS_SS_TEAMS]; /* the warps' counts of the unstaged segments */
     __shared__ rs_u64 s_o[RS_GROUP];         /* segment b * 256 + j's start */
     __shared__ unsigned s_pos[RS_GROUP];     /* its packed position (its values staged when 1 <= len <= GMAX) */
@@ -468,7 +494,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 5 : 4
             s_first = o;
         }
         if (s < S && (t == RS_GROUP - 1 || s + 1 == S)) s_last = o + len;
-        if (t < 3) l_n[t] = 0;
+        if (t < RS_SS_CLASSES) l_n[t] = 0;
         /* The block's shared words are read before the next batch's first barrier (this one) is passed, so a batch
          * ends without a barrier of its own: pool, the lists, s_o, s_pos and the pieces are written after it, s_next,
          * s_first, s_last and l_n are read before the round's barriers. */
@@ -560,7 +586,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 5 : 4
             rs_ss_move<true>(pad, in, A, B, total, np, s_pa, s_pg, o0, s_o, s_pos);
             const bool mine = staged && (rounds == 1 || pos / RS_SS_HOP == r);
             if (mine && len > RS_SS_SHORT) {
-                const unsigned c = len <= 8 * RS_COARSE_ITEMS ? 0 : len <= 16 * RS_COARSE_ITEMS ? 1 : 2;
+                const unsigned c = rs_ss_class((unsigned)len);
                 const unsigned at = atomicAdd(&l_n[c], 1u);
                 l_at[c][at] = (unsigned short)(pos - A);
                 l_len[c][at] = (unsigned short)len;
@@ -569,7 +595,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 5 : 4
             if (mine && len <= RS_SS_SHORT) rs_ss_thread<T, Op>(pad, pos - A, (unsigned)len, init, exclusive);
             rs_ss_deal<RS_GROUP, T, Op>(pad, l_at, l_len, l_n, w, lane, init, exclusive);
             __syncthreads(); /* the round's results; every thread has read l_n */
-            if (t < 3) l_n[t] = 0;
+            if (t < RS_SS_CLASSES) l_n[t] = 0;
             rs_ss_move<false>(pad, out, A, B, total, np, s_pa, s_pg, o0, s_o, s_pos);
             if (r + 1 < rounds) __syncthreads(); /* pool is refilled (uniform) */
         }
@@ -610,9 +636,9 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(6))
 {
     __shared__ rs_u64 s_pre[RS_SS_PAIRS][RS_GROUP][2]; /* the next batch's offsets of this thread's segments */
     __shared__ T pool[RS_SS_PADDED(RS_SS_CAP)];
-    /* the batch's segments of 9..64, 65..128 and 129..256 values, as positions in pool (up to 455 of class 0) */
-    __shared__ unsigned short l_at[3][RS_SS_PB], l_len[3][RS_SS_PB];
-    __shared__ unsigned l_n[3];
+    /* the batch's segments of RS_SS_SHORT + 1 .. RS_SS_GMAX values by class (rs_ss_class), as positions in pool */
+    __shared__ unsigned short l_at[RS_SS_CLASSES][RS_SS_PB], l_len[RS_SS_CLASSES][RS_SS_PB];
+    __shared__ unsigned l_n[RS_SS_CLASSES];
     __shared__ rs_u64 s_next, s_first, s_last;
     const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
     if (flags[0]) return;
@@ -648,7 +674,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(6))
             over = over || len[j] > RS_SS_GMAX;
         }
         if (t == 0) s_next = gridDim.x + atomicAdd(tickets, 1ull);
-        if (t < 3) l_n[t] = 0;
+        if (t < RS_SS_CLASSES) l_n[t] = 0;
         const bool wide = __syncthreads_or(over) != 0;
         const rs_u64 o0 = s_first, span = s_last - o0;
         next = s_next;
@@ -678,7 +704,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(6))
             pos[j] = (unsigned)(o[j] - o0);
             ln[j] = (unsigned)len[j];
             if (ln[j] > RS_SS_SHORT) {
-                const unsigned c = ln[j] <= 8 * RS_COARSE_ITEMS ? 0 : ln[j] <= 16 * RS_COARSE_ITEMS ? 1 : 2;
+                const unsigned c = rs_ss_class(ln[j]);
                 const unsigned at = atomicAdd(&l_n[c], 1u);
                 l_at[c][at] = (unsigned short)pos[j];
                 l_len[c][at] = (unsigned short)ln[j];

@@ -105,12 +105,12 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
         break;
     case LAY_SHORT: {
         /* the work division's classes (docs/ALGORITHMS.md, "Segmented scans"): one work-item up to 8 elements, a
-         * team of 32 up to 2048 (rows of 256; on CUDA, groups of 8, 16 and 32 lanes up to 64, 128 and 256), the
-         * chunk path beyond; every length 0 .. 40 many times (7 of 10 segments), 41 .. 300 (1 of 10) and the
-         * classes' edges, in random order */
-        static const size_t edge[] = {8,   9,   31,  32,  33,   63,   64,   65,   127,  128,  129,  255,  256,
-                                      257, 263, 264, 265, 511,  512,  513,  1792, 1800, 2040, 2041, 2047, 2048,
-                                      2049, 2055, 4095, 4096, 4097};
+         * team of 32 up to 2048 (rows of 256; on CUDA, groups of 2, 4, 8, 16 and 32 lanes up to 16, 32, 64, 128 and
+         * 256), the chunk path beyond; every length 0 .. 40 many times (7 of 10 segments), 41 .. 300 (1 of 10) and
+         * the classes' edges, in random order */
+        static const size_t edge[] = {8,   9,   16,   17,   31,   32,   33,   63,   64,   65,   127,  128,
+                                      129, 255, 256,  257,  263,  264,  265,  511,  512,  513,  1792, 1800,
+                                      2040, 2041, 2047, 2048, 2049, 2055, 4095, 4096, 4097};
         const size_t E = sizeof edge / sizeof edge[0];
         /* first, two batches of 256 segments for CUDA's staging: 16 x 255 = 4080 values then 240 empty segments (a
          * packed batch, over one round's 3840 values but within the 4096 staged at once), and 31 x 255 = 7905 values
@@ -146,7 +146,7 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
         /* batches of 512 segments for CUDA's seg_scan_short_pairs (float32 read and written as it is, the mean
          * segment at most 7 values: these kinds average about 4), one of each kind first, then kinds in random order,
          * enough at level 1 that every block of the kernel takes several: ones (packed); 455 x 9 values and a 1
-         * (exactly the 4096 values of a pool, 455 entries for the groups of 8 lanes); 511 x 8 and a 9 (4097 values:
+         * (exactly the 4096 values of a pool, 455 entries for the groups of 2 lanes); 511 x 8 and a 9 (4097 values:
          * deferred, both halves to seg_scan_short); a 257-value segment among ones (deferred: seg_scan_team); 4 x 200,
          * 8 x 100 and about 39 x 30 among 0 .. 2 (every lane-group class, in both halves); a 3000-value segment
          * among 0 .. 3 (deferred: the chunk path). The last batch is partial (37 or 293 segments: one half or two),
