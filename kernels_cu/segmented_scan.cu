@@ -366,7 +366,9 @@ __device__ __forceinline__ void rs_ss_thread(const rs_ss_padded<T> pad, unsigned
  * 8, 16, 32 lanes (9..16, 17..32, 33..64, 65..128, 129..256 values), 32 / W segments a warp at once. A group of W
  * lanes serves any segment of at most W sub-sections (rs_ss_group: the same bits whatever W), so the narrowest that
  * fits leaves the fewest lanes idle: with three classes (8, 16, 32 lanes) a segment of 9..16 values kept 6 of its 8
- * lanes idle, and the power-law lengths put 53 of a batch's 256 segments there (by their Pareto law). */
+ * lanes idle, and the power-law lengths put 53 of a batch's 256 segments there (by their Pareto law). With five, a
+ * power-law batch deals 17.7 warp tasks instead of 30.0, and the float32 segmented scan over those lengths went from
+ * 1.330-1.336 to 1.273-1.278 ms (H100, 2^28; docs/PERFORMANCE.md, "Lane groups of 2 and 4 lanes"). */
 #define RS_SS_CLASSES 5
 #define RS_SS_GW(c) (2u << (c))
 __device__ __forceinline__ unsigned rs_ss_class(unsigned len) /* RS_SS_SHORT < len <= RS_SS_GMAX */
