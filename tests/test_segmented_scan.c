@@ -148,8 +148,8 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
          * enough at level 1 that every block of the kernel takes several: ones (packed); 455 x 9 values and a 1
          * (exactly the 4096 values of a pool, 455 entries for the groups of 2 lanes); 511 x 8 and a 9 (4097 values:
          * deferred, both halves to seg_scan_short); a 257-value segment among ones (deferred: seg_scan_team); 4 x 200,
-         * 8 x 100 and about 39 x 30 among 0 .. 2 (every lane-group class, in both halves); a 3000-value segment
-         * among 0 .. 3 (deferred: the chunk path). The last batch is partial (37 or 293 segments: one half or two),
+         * 8 x 100, 12 x 50, 18 x 30 and 20 x 12 among 0 .. 2 (at most 3880 values: every lane-group class, 2 .. 32
+         * lanes, in both halves); a 3000-value segment among 0 .. 3 (deferred: the chunk path). The last batch is partial (37 or 293 segments: one half or two),
          * with or without a 300-value segment (deferred). */
         size_t b = 0;
         while (S + 512 + 293 <= cap) {
@@ -162,7 +162,8 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
                            : kind == 3 ? (j == 300 ? 257 : 1)
                            : kind == 4 ? (j % 128 == 5    ? 200
                                           : j % 64 == 20 ? 100
-                                          : j % 13 == 7  ? 30
+                                          : j % 13 == 7  ? (j / 13 % 2 ? 30 : 12)
+                                          : j % 37 == 17 ? 50
                                                          : (size_t)h_rng_below(r, 3))
                                        : (j == 7 ? 3000 : (size_t)h_rng_below(r, 4));
             b++;
