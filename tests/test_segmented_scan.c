@@ -149,8 +149,8 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
          * (exactly the 4096 values of a pool, 455 entries for the groups of 2 lanes); 511 x 8 and a 9 (4097 values:
          * deferred, both halves to seg_scan_short); a 257-value segment among ones (deferred: seg_scan_team); 4 x 200,
          * 8 x 100, 12 x 50, 18 x 30 and 20 x 12 among 0 .. 2 (at most 3880 values: every lane-group class, 2 .. 32
-         * lanes, in both halves); a 3000-value segment among 0 .. 3 (deferred: the chunk path). The last batch is partial (37 or 293 segments: one half or two),
-         * with or without a 300-value segment (deferred). */
+         * lanes, in both halves); a 3000-value segment among 0 .. 3 (deferred: the chunk path). The last batch is
+         * partial (37 or 293 segments: one half or two), with or without a 300-value segment (deferred). */
         size_t b = 0;
         while (S + 512 + 293 <= cap) {
             const unsigned pick = (unsigned)h_rng_below(r, 9);
