@@ -2,9 +2,10 @@
  * the work division (seg_scan_short for the segments of up to 2048 elements: a thread, or a warp as the twin's team
  * of 32; windows of 2048 elements for the longer ones), the kernels and the order of combination; the same
  * constants, classes, windows, places and order here. CUDA-only data movement, with the team's combinations: a
- * medium segment of up to 256 elements takes a group of 8, 16 or 32 lanes (rs_ss_group); seg_scan_short stages a
+ * medium segment of up to 256 elements takes a group of 2 .. 32 lanes (rs_ss_group); seg_scan_short stages a
  * batch's segments of up to 256 elements in shared memory, moving them piece by piece between the longer segments
- * (rs_ss_move; a batch without such segments and of at most RS_SS_CAP elements in one piece, with no bookkeeping),
+ * (rs_ss_move; a batch without such segments and of at most a pool's elements, rs_ss_cap, in one piece, with no
+ * bookkeeping),
  * and takes its batches from a counter; the segments of 257..2048 elements go to seg_scan_team (a warp each over
  * the whole grid).
  * seg_check is segmented.cu's (rs_cu_seg_check).
@@ -216,12 +217,24 @@ __device__ __forceinline__ void rs_ss_group(SRC in, DST out, bool live, rs_u64 o
  * and written back with coalesced stores. Before, each thread and lane read and wrote its own few values in global
  * memory: on the one-element-heavy distribution (2^28 values, 45 M segments, H100) seg_scan_short moved 23 % of the
  * DRAM bandwidth and stalled half its time at barriers behind the warps with the medium segments. A batch whose
- * packed values exceed RS_SS_CAP goes in rounds: round r takes the segments whose packed start lies in
- * [r RS_SS_HOP, (r + 1) RS_SS_HOP), so a round spans less than RS_SS_HOP + RS_SS_GMAX = RS_SS_CAP values. */
+ * packed values exceed the pool (CAP = rs_ss_cap<T>) goes in rounds: round r takes the segments whose packed start lies
+ * in [r HOP, (r + 1) HOP), HOP = CAP - RS_SS_GMAX, so a round spans less than HOP + RS_SS_GMAX = CAP values. */
 #define RS_SS_GMAX (32 * RS_COARSE_ITEMS)     /* the longest segment a lane group takes (rs_ss_group<32>) */
-#define RS_SS_CAP (2 * RS_SS_TEAMS * RS_GROUP) /* values staged at once */
-#define RS_SS_HOP (RS_SS_CAP - RS_SS_GMAX)
-#define RS_SS_ROUNDS ((RS_GROUP * RS_SS_GMAX + RS_SS_HOP - 1) / RS_SS_HOP)
+#define RS_SS_CAP (2 * RS_SS_TEAMS * RS_GROUP) /* values staged at once (seg_scan_short_pairs; an 8-byte T) */
+/* seg_scan_short's pool for a 4-byte T: 6144 values. By a host replay of the bench's power-law lengths at 2^28, 34 % of
+ * the batches took two rounds of a 4096-value pool (3716 staged values a batch on average) and none take two of this
+ * one; the block grows from 29.5 to 37.9 KB (5 blocks an SM still fit; an 8-byte T would drop to 3, so it keeps
+ * RS_SS_CAP). A round is one more load round trip and two more barriers for the whole block: the float32 power-law
+ * segmented scan went from 1.273-1.274 to 1.220-1.227 ms (H100, 2^28; docs/PERFORMANCE.md, "seg_scan_short's pool of
+ * 6144 values"). The macro lets a build try other sizes (4096: the pool before). */
+#ifndef RS_SS_CAP4
+#define RS_SS_CAP4 6144u
+#endif
+template <typename T> struct rs_ss_cap {
+    static constexpr unsigned value = sizeof(T) == 4 ? RS_SS_CAP4 : RS_SS_CAP; /* values */
+    static constexpr unsigned hop = value - RS_SS_GMAX;                        /* a round's first positions */
+    static constexpr unsigned rounds = (RS_GROUP * RS_SS_GMAX + hop - 1) / hop; /* at most, a batch */
+};
 #define RS_SS_LOADS 8 /* a thread's loads in flight while staging */
 /* seg_scan_short_pairs' *dcount when it took no batch (scan by key's _async form over long runs): seg_scan_short
  * takes them all */
@@ -454,7 +467,9 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 5 : 4
                    rs_u64 *team, unsigned *longs, const unsigned long long *dcount, const unsigned *dlist)
 {
     __shared__ rs_u64 s_pre[RS_GROUP][2]; /* the next batch's offsets s, s + 1 of this thread (cp.async, below) */
-    __shared__ T pool[RS_SS_PADDED(RS_SS_CAP)]; /* the staged values */
+    constexpr unsigned CAP = rs_ss_cap<T>::value, HOP = rs_ss_cap<T>::hop, ROUNDS = rs_ss_cap<T>::rounds;
+    static_assert(CAP <= 65536, "l_at holds pool positions in 16 bits");
+    __shared__ T pool[RS_SS_PADDED(CAP)]; /* the staged values */
     /* a round's staged segments of RS_SS_SHORT + 1 .. RS_SS_GMAX values by class (rs_ss_class), as positions in pool */
     __shared__ unsigned short l_at[RS_SS_CLASSES][RS_GROUP], l_len[RS_SS_CLASSES][RS_GROUP];
     __shared__ unsigned l_n[RS_SS_CLASSES];
@@ -464,7 +479,7 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 5 : 4
     __shared__ unsigned s_wsum[RS_SS_TEAMS]; /* the warps' staged lengths */
     __shared__ unsigned s_pa[RS_SS_PIECES];  /* piece k's first packed position (rs_ss_move; k >= 1) */
     __shared__ rs_u64 s_pg[RS_SS_PIECES];    /* and its global index */
-    __shared__ unsigned s_a[RS_SS_ROUNDS], s_b[RS_SS_ROUNDS]; /* round r's packed range */
+    __shared__ unsigned s_a[ROUNDS], s_b[ROUNDS]; /* round r's packed range */
     __shared__ rs_u64 s_next;                                 /* the block's next batch */
     __shared__ rs_u64 s_first, s_last; /* the batch's first value's index and its last value's + 1 */
     const unsigned t = threadIdx.x, lane = t % RS_SS_TEAM, w = t / RS_SS_TEAM;
@@ -514,15 +529,15 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 5 : 4
             const rs_u64 sn = (dlist ? dlist[next] : next) * RS_GROUP + t;
             if (sn < S) rs_ss_pre_copy(s_pre[t], offsets, kind, sn);
         }
-        /* A batch without a segment of more than GMAX values and with at most RS_SS_CAP values in all (nearly every
+        /* A batch without a segment of more than GMAX values and with at most CAP values in all (nearly every
          * batch of the 90 %-ones distribution) is one range of values, staged in one round, and a segment's packed
          * position is its start's distance from the batch's first value: no scan of the staged lengths, no prefix
          * over the warps, no pieces, no seg_scan_team list and one barrier less. The same values reach pool. */
-        const bool packed = !wide && span <= RS_SS_CAP; /* uniform */
+        const bool packed = !wide && span <= CAP; /* uniform */
         const bool staged = len > 0 && len <= RS_SS_GMAX;
         unsigned pos = (unsigned)(o - o0), total = (unsigned)span, np = 1;
         if (!packed) {
-            if (t < RS_SS_ROUNDS) {
+            if (t < ROUNDS) {
                 s_a[t] = ~0u;
                 s_b[t] = 0;
             }
@@ -567,9 +582,9 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 5 : 4
                     }
                 }
             }
-            if (staged && total > RS_SS_HOP) { /* rounds (uniform); one round spans [0, total) */
-                atomicMin(&s_a[pos / RS_SS_HOP], pos);
-                atomicMax(&s_b[pos / RS_SS_HOP], pos + cl);
+            if (staged && total > HOP) { /* rounds (uniform); one round spans [0, total) */
+                atomicMin(&s_a[pos / HOP], pos);
+                atomicMax(&s_b[pos / HOP], pos + cl);
             }
             /* segments of GMAX + 1 .. 2048 values: listed for seg_scan_team (one atomic per warp) */
             if (tm) { /* uniform per warp */
@@ -581,12 +596,12 @@ __global__ void __launch_bounds__(RS_GROUP, RS_MIN_BLOCKS(sizeof(T) == 4 ? 5 : 4
             }
             __syncthreads();
         }
-        const unsigned rounds = packed ? 1u : (total + RS_SS_HOP - 1) / RS_SS_HOP;
+        const unsigned rounds = packed ? 1u : (total + HOP - 1) / HOP;
         for (unsigned r = 0; r < rounds; r++) { /* uniform */
             const unsigned A = rounds > 1 ? s_a[r] : 0u, B = rounds > 1 ? s_b[r] : total;
             const rs_ss_padded<T> pad = {pool};
             rs_ss_move<true>(pad, in, A, B, total, np, s_pa, s_pg, o0, s_o, s_pos);
-            const bool mine = staged && (rounds == 1 || pos / RS_SS_HOP == r);
+            const bool mine = staged && (rounds == 1 || pos / HOP == r);
             if (mine && len > RS_SS_SHORT) {
                 const unsigned c = rs_ss_class((unsigned)len);
                 const unsigned at = atomicAdd(&l_n[c], 1u);

@@ -112,10 +112,13 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
                                       129, 255, 256,  257,  263,  264,  265,  511,  512,  513,  1792, 1800,
                                       2040, 2041, 2047, 2048, 2049, 2055, 4095, 4096, 4097};
         const size_t E = sizeof edge / sizeof edge[0];
-        /* first, two batches of 256 segments for CUDA's staging: 16 x 255 = 4080 values then 240 empty segments (a
-         * packed batch, over one round's 3840 values but within the 4096 staged at once), and 31 x 255 = 7905 values
-         * in rounds of 3840, whose third round holds no segment start (an empty round) */
-        for (size_t k = 0; k < 2 * 256 && S < cap / 10; k++) len[S++] = k < 16 || (k >= 256 && k < 256 + 31) ? 255 : 0;
+        /* first, four batches of 256 segments for CUDA's staging, two for each pool (4096 values, rounds of 3840:
+         * 8-byte types; 6144, rounds of 5888: 4-byte types): 16 x 255 = 4080 values then 240 empty segments (a packed
+         * batch, over one round's 3840 values but within the 4096 staged at once), 31 x 255 = 7905 values in rounds of
+         * 3840, whose third round holds no segment start (an empty round), then 24 x 255 = 6120 (packed in the larger
+         * pool, over its round of 5888) and 47 x 255 = 11985 (rounds of 5888, the third empty) */
+        static const size_t full[4] = {16, 31, 24, 47};
+        for (size_t k = 0; k < 4 * 256 && S < cap / 10; k++) len[S++] = k % 256 < full[k / 256] ? 255 : 0;
         while (S < cap / 10) {
             const unsigned pick = (unsigned)h_rng_below(r, 10);
             len[S++] = pick < 7   ? (size_t)h_rng_below(r, 41)
@@ -129,17 +132,19 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
          * seg_scan_short takes several, so that each kind follows each other (a batch there fetches the next one's
          * offsets and reuses shared memory without a barrier of its own: docs/ALGORITHMS.md, "Segmented scans"):
          * one value each (packed); 0 .. 31 each (packed or not, about the 4096 values of a pool); a 300-value
-         * segment among ones (not packed, few values); 17 each (4352 values: over a pool, in rounds); empty; a
-         * 3000-value segment (the chunk path) among 0 .. 7 */
+         * segment among ones (not packed, few values); 17 each (4352 values: over the 4096-value pool of 8-byte
+         * types, in rounds); empty; a 3000-value segment (the chunk path) among 0 .. 7; 25 each (6400 values: over
+         * the 6144-value pool of 4-byte types) */
         while (S + 256 <= cap) {
-            const unsigned kind = (unsigned)h_rng_below(r, 6);
+            const unsigned kind = (unsigned)h_rng_below(r, 7);
             for (size_t j = 0; j < 256; j++)
                 len[S++] = kind == 0   ? 1
                            : kind == 1 ? (size_t)h_rng_below(r, 32)
                            : kind == 2 ? (j == 100 ? 300 : 1)
                            : kind == 3 ? 17
                            : kind == 4 ? 0
-                                       : (j == 7 ? 3000 : (size_t)h_rng_below(r, 8));
+                           : kind == 5 ? (j == 7 ? 3000 : (size_t)h_rng_below(r, 8))
+                                       : 25;
         }
         break;
     case LAY_PAIRS: {
