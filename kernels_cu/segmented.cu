@@ -1133,10 +1133,51 @@ __device__ __forceinline__ rs_u64 rs_seg_vidx(unsigned level, rs_u64 tiles, rs_u
     return level == 1 ? 2 * (q0 + i) + (i == 0) : (level % 2) * tiles + q0 + i;
 }
 
+/* RS_SEG_TILES_MARKS=1 (a build's choice; off by default: written in the thirty-eighth session and run only on PoCL's
+ * side of the tests' data, not yet on a GPU): the marks of every level of seg_tiles written before its level 0, which
+ * then reads them as the later levels do instead of searching the offsets twice a tile. For each segment s longer
+ * than RS_SEG_TILE, [o, e): first[o / TILE] = s (its first chunk) and cont[q] = s for the tiles q whose first element
+ * lies inside it after its start (o < q TILE < e: its later chunks). A tile holds at most one of each (two segments
+ * longer than a tile cannot both start in it, nor both hold its first element), so these are exactly the marks the
+ * searches give, and where none applies the mark stays RS_SEG_NONE (the host fills the 2 x tiles words first). A warp
+ * reads 32 consecutive segments' offsets (coalesced) and writes the marks of each long one among them together, a
+ * tile a lane. Why: over power-law segments level 0 took 245 us of the float32 sum's 0.73 ms (H100, 2^28), each warp
+ * making about ten dependent reads of offsets before its tile's loads, and 63 % of those tiles hold no chunk
+ * (docs/PERFORMANCE.md, "thirty-eighth session"). */
+#ifndef RS_SEG_TILES_MARKS
+#define RS_SEG_TILES_MARKS 0
+#endif
+__global__ void __launch_bounds__(RS_GROUP)
+    seg_tiles_marks(const void *offsets, int kind, rs_u64 S, rs_u64 tiles, rs_u64 *marks, const unsigned *flags,
+                    const rs_u64 *runs, const rs_u64 *queue)
+{
+    if (flags[0] || !(reinterpret_cast<const unsigned *>(queue)[1] & 1u)) return;
+    S = rs_seg_count(runs, S);
+    const unsigned lane = threadIdx.x % RS_SEG_LANES;
+    const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS;
+    for (rs_u64 b = (blockIdx.x * (rs_u64)RS_SEG_ROWS + threadIdx.x / RS_SEG_LANES) * RS_SEG_LANES; b < S;
+         b += warps * RS_SEG_LANES) { /* warp-uniform */
+        const rs_u64 s = b + lane;
+        rs_u64 o = 0, e = 0;
+        if (s < S) {
+            o = rs_seg_off(offsets, kind, s);
+            e = rs_seg_off(offsets, kind, s + 1);
+        }
+        for (unsigned m = __ballot_sync(0xffffffffu, e - o > RS_SEG_TILE); m; m &= m - 1) {
+            const unsigned j = (unsigned)__ffs((int)m) - 1;
+            const rs_u64 oj = __shfl_sync(0xffffffffu, o, j), ej = __shfl_sync(0xffffffffu, e, j);
+            const rs_u64 q0 = oj / RS_SEG_TILE, q1 = (ej - 1) / RS_SEG_TILE;
+            if (lane == 0) marks[q0] = b + j;
+            for (rs_u64 q = q0 + 1 + lane; q <= q1; q += RS_SEG_LANES) marks[tiles + q] = b + j;
+        }
+    }
+}
+
 /* seg_tiles of segmented.cl: the segments longer than RS_SEG_TILE, a warp per tile q of the level-0 index space: a
  * later chunk (c >= 1) of the segment containing element q * TILE and the first chunk of the segment longer than a
  * tile that starts inside it. Level 0 finds them (two rs_seg_find) and records them in marks (first[q] = marks[q],
- * cont[q] = marks[tiles + q]); level l >= 1 reads them back and does chunk c = q - q0 of the level's values. */
+ * cont[q] = marks[tiles + q]), or with RS_SEG_TILES_MARKS reads what seg_tiles_marks wrote; level l >= 1 reads them
+ * back and does chunk c = q - q0 of the level's values. */
 template <typename Src, typename Dst, typename T, class Op>
 __global__ void __launch_bounds__(RS_GROUP)
     seg_tiles(Src src, const void *offsets, int kind, rs_u64 S, unsigned level, rs_u64 tiles, T *dst, Dst out,
@@ -1156,7 +1197,7 @@ __global__ void __launch_bounds__(RS_GROUP)
     const rs_u64 warps = (rs_u64)gridDim.x * RS_SEG_ROWS;
     for (rs_u64 q = blockIdx.x * (rs_u64)RS_SEG_ROWS + threadIdx.x / RS_SEG_LANES; q < tiles; q += warps) {
         rs_u64 seg[2] = {RS_SEG_NONE, RS_SEG_NONE}; /* [0]: a later chunk, [1]: a first chunk */
-        if (level == 0) {
+        if (level == 0 && !RS_SEG_TILES_MARKS) {
             const rs_u64 p = q * RS_SEG_TILE;
             if (p < end) {
                 const rs_u64 pe = end - p > RS_SEG_TILE ? p + RS_SEG_TILE - 1 : end - 1;
@@ -1238,6 +1279,8 @@ static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, con
                                  unsigned grid_tiles, cudaStream_t stream)
 {
     cudaError_t err = cudaMemsetAsync(qu, 0, sizeof(rs_u64), stream); /* the queue's count and flags */
+    if (err == cudaSuccess && RS_SEG_TILES_MARKS && levels > 1) /* seg_tiles_marks writes the tiles with chunks */
+        err = cudaMemsetAsync(mk, 0xff, 2 * tiles * sizeof(rs_u64), stream);
     if (err != cudaSuccess) return err;
     if constexpr (rs_is_arg<Op>::value) {
         /* packed batches as the reductions' below, for 4-byte values that rs_seg_fast takes (8-byte ones: not
@@ -1289,6 +1332,10 @@ static cudaError_t rs_seg_launch(Src in, Dst dst, unsigned levels, int kind, con
         else
             seg_medium<Src, Dst, T, Op><<<rs_resident_grid(seg_medium<Src, Dst, T, Op>, grid_medium), RS_GROUP, 0,
                                           stream>>>(in, qu, q_bound, dst, flags);
+        err = rs_launched();
+    }
+    if (err == cudaSuccess && RS_SEG_TILES_MARKS && levels > 1) {
+        seg_tiles_marks<<<grid_tiles, RS_GROUP, 0, stream>>>(offsets, kind, S, tiles, mk, flags, live, qu);
         err = rs_launched();
     }
     for (unsigned level = 0; err == cudaSuccess && levels > 1 && level < levels; level++) {

@@ -122,7 +122,11 @@ static size_t make_lengths(layout lay, h_rng *r, size_t *len, size_t cap, size_t
     size_t S = 0;
     switch (lay) {
     case LAY_MIXED: {
-        static const size_t fixed[] = {0, 1, 2, 0, 3, 4095, 4096, 4097, 0, 31, 32, 33, 1023, 1024, 1025, 8191, 8193, 0};
+        /* first, segments longer than a tile at tile edges (CUDA's seg_tiles_marks): 8192 from 0 (a tile's first
+         * chunk, ending on an edge), an empty one on that edge, 4097 from 8192 (its second chunk of one value in tile
+         * 3), two empty, 5000 from 12289 (its first chunk in tile 3 too: both marks of one tile) */
+        static const size_t fixed[] = {8192, 0, 4097, 0, 0, 5000, 0, 1, 2, 0, 3, 4095, 4096, 4097, 0, 31, 32, 33, 1023,
+                                       1024, 1025, 8191, 8193, 0};
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) len[S++] = fixed[i];
         len[S++] = big; /* several chunks: a second level */
         while (S < 40) len[S++] = (size_t)h_rng_below(r, 9000);
