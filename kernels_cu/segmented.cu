@@ -1142,7 +1142,7 @@ __device__ __forceinline__ rs_u64 rs_seg_vidx(unsigned level, rs_u64 tiles, rs_u
  * searches give, and where none applies the mark stays RS_SEG_NONE (the host fills the 2 x tiles words first). A warp
  * reads 32 consecutive segments' offsets (coalesced) and writes the marks of each long one among them together, a
  * tile a lane. Why: over power-law segments level 0 took 245 us of the float32 sum's 0.73 ms (H100, 2^28), each warp
- * making about ten dependent reads of offsets before its tile's loads, and 63 % of those tiles hold no chunk
+ * making about ten dependent reads of offsets before its tile's loads, and 58 % of those tiles hold no chunk
  * (docs/PERFORMANCE.md, "thirty-eighth session"). */
 #ifndef RS_SEG_TILES_MARKS
 #define RS_SEG_TILES_MARKS 0
