@@ -1133,8 +1133,8 @@ __device__ __forceinline__ rs_u64 rs_seg_vidx(unsigned level, rs_u64 tiles, rs_u
     return level == 1 ? 2 * (q0 + i) + (i == 0) : (level % 2) * tiles + q0 + i;
 }
 
-/* RS_SEG_TILES_MARKS=1 (a build's choice; off by default: written in the thirty-eighth session and run only on PoCL's
- * side of the tests' data, not yet on a GPU): the marks of every level of seg_tiles written before its level 0, which
+/* RS_SEG_TILES_MARKS=1 (a build's choice; off by default: written in the thirty-eighth session, compiled, and not yet
+ * run, as no GPU was lent after it was written): the marks of every level of seg_tiles written before its level 0, which
  * then reads them as the later levels do instead of searching the offsets twice a tile. For each segment s longer
  * than RS_SEG_TILE, [o, e): first[o / TILE] = s (its first chunk) and cont[q] = s for the tiles q whose first element
  * lies inside it after its start (o < q TILE < e: its later chunks). A tile holds at most one of each (two segments
