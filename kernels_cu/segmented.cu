@@ -1143,7 +1143,7 @@ __device__ __forceinline__ rs_u64 rs_seg_vidx(unsigned level, rs_u64 tiles, rs_u
  * reads 32 consecutive segments' offsets (coalesced) and writes the marks of each long one among them together, a
  * tile a lane. Why: over power-law segments level 0 took 245 us of the float32 sum's 0.73 ms (H100, 2^28), each warp
  * making about ten dependent reads of offsets before its tile's loads, and 58 % of those tiles hold no chunk
- * (docs/PERFORMANCE.md, "thirty-eighth session"). */
+ * (docs/PERFORMANCE.md, "seg_scan_short's pool of 6144 values; the keys' pass over resident blocks"). */
 #ifndef RS_SEG_TILES_MARKS
 #define RS_SEG_TILES_MARKS 0
 #endif
